@@ -1,0 +1,118 @@
+"""Selecting and flattening records for listings (pure functions)."""
+
+from __future__ import annotations
+
+from .merge import headline_value
+from .schema import Record
+
+
+def select(cat, *, model=None, framework=None, precision=None, system=None) -> list[Record]:
+    out = []
+    for rid in sorted(cat.records):
+        r = cat.records[rid]
+        if model and r.benchmark.model != model.lower():
+            continue
+        if framework and r.config.framework != framework.lower():
+            continue
+        if precision and r.config.precision != precision.lower():
+            continue
+        if system:
+            names = f"{r.system.name or ''} {r.system.accelerator or ''}".lower()
+            if system.lower() not in names:
+                continue
+        out.append(r)
+    return out
+
+
+def find(cat, key: str) -> Record:
+    if key in cat.records:
+        return cat.records[key]
+    hits = [rid for rid in cat.records if rid.startswith(key)]
+    if len(hits) == 1:
+        return cat.records[hits[0]]
+    if not hits:
+        raise KeyError(f"no record id starts with {key!r}")
+    raise KeyError(f"{key!r} matches {len(hits)} records: {', '.join(sorted(hits)[:5])} ...")
+
+
+def flat(r: Record) -> dict:
+    """One machine-readable object per record: identity, config, system, software, runs, metrics."""
+    d = r.model_dump(mode="json")
+    d["config"]["devices"] = r.config.devices
+    d["headline_value"] = headline_value(r)
+    return d
+
+
+def flat_row(r: Record) -> dict:
+    """One CSV row: nested fields flattened with dots; runs summarised."""
+    row: dict = {"id": r.id}
+    for part in ("benchmark", "config", "system", "software"):
+        for key, value in getattr(r, part).model_dump().items():
+            if isinstance(value, dict):
+                for k2, v2 in sorted(value.items()):
+                    row[f"{part}.{key}.{k2}"] = v2
+            else:
+                row[f"{part}.{key}"] = value
+    row["config.devices"] = r.config.devices
+    row["runs"] = len(r.runs)
+    row["runs_ok"] = sum(run.status == "ok" for run in r.runs)
+    row["headline"] = r.headline
+    for name, m in sorted(r.metrics.items()):
+        for stat in ("median", "mean", "min", "max", "count", "cv", "score"):
+            row[f"{name}.{stat}"] = getattr(m, stat)
+        row[f"{name}.unit"] = m.unit
+    return row
+
+
+def to_csv(records: list[Record]) -> str:
+    import pandas as pd
+
+    frame = pd.DataFrame([flat_row(r) for r in records])
+    if frame.empty:
+        return ""
+    return frame.to_csv(index=False, lineterminator="\n")
+
+
+def table(records: list[Record]):
+    from rich.table import Table
+
+    t = Table(show_lines=False)
+    for col in ("id", "model", "framework", "precision", "batch", "topology", "system", "runs", "headline"):
+        t.add_column(col, overflow="fold")
+    for r in records:
+        value = headline_value(r)
+        unit = r.metrics[r.headline].unit if r.headline in r.metrics else ""
+        ok = sum(run.status == "ok" for run in r.runs)
+        t.add_row(
+            r.id,
+            r.benchmark.model,
+            r.config.framework,
+            r.config.precision,
+            str(r.config.batch_size or "?"),
+            r.config.topology,
+            r.system.name or r.system.accelerator or "?",
+            f"{ok}/{len(r.runs)}",
+            "-" if value is None else f"{value:,.2f} {unit}",
+        )
+    return t
+
+
+def summary_lines(report) -> list[str]:
+    lines = [
+        f"read {report.files} files ({report.bytes_read / 1e6:.1f} MB) from {report.root}, "
+        f"{report.cached} unchanged since last collect",
+        f"records: {len(report.added)} added, {len(report.changed)} changed, {report.unchanged} unchanged, "
+        f"{len(report.removed)} removed (catalog revision {report.revision})",
+    ]
+    if report.skipped:
+        lines.append(f"skipped {len(report.skipped)} file(s) of unknown format:")
+        lines.extend(f"  {report.root}/{p}" for p in report.skipped[:50])
+        if len(report.skipped) > 50:
+            lines.append(f"  ... and {len(report.skipped) - 50} more")
+    errors = len(report.errors)
+    lines.append(f"problems: {len(report.problems)} ({errors} errors, {len(report.problems) - errors} warnings)")
+    for p in report.problems[:200]:
+        lines.append(f"  {report.root}/{p}")
+    if len(report.problems) > 200:
+        lines.append(f"  ... and {len(report.problems) - 200} more")
+    return lines

@@ -1,0 +1,265 @@
+"""The catalog on disk: versioned, sharded YAML, written atomically, read through a cache.
+
+Layout of a catalog folder::
+
+    catalog.yaml                       schema_version, revision, settings
+    history.yaml                       one entry per revision: added / changed / removed
+    records/<model>/<framework>.yaml   schema_version and the records of that shard, by id
+    .cache/                            derived JSON, keyed by the sha256 of each YAML file
+    .lock                              held while a writer works
+
+A save writes every new file to a temporary name first, then a journal listing the renames,
+then renames; a crash before the journal leaves the old catalog, a crash after it is rolled
+forward by the next writer or reader. Files are only written when their bytes change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from . import yamlio
+from .schema import SCHEMA_VERSION, Record, slug
+
+CATALOG_FILE = "catalog.yaml"
+HISTORY_FILE = "history.yaml"
+RECORDS_DIR = "records"
+CACHE_DIR = ".cache"
+LOCK_FILE = ".lock"
+JOURNAL = ".journal.json"
+
+# update_to_N: a function turning a version N-1 document into version N, one step each.
+MIGRATIONS: dict[int, Callable[[dict, str], dict]] = {}
+
+
+class CatalogError(Exception):
+    """A catalog that cannot be read or written, with the file that is at fault."""
+
+
+@dataclass
+class Catalog:
+    path: Path
+    revision: int = 0
+    records: dict[str, Record] = field(default_factory=dict)
+    history: list[dict] = field(default_factory=list)
+    settings: dict = field(default_factory=dict)
+    migrated: list[str] = field(default_factory=list)
+
+
+def shard_path(record: Record) -> str:
+    return f"{RECORDS_DIR}/{slug(record.benchmark.model)}/{slug(record.config.framework)}.yaml"
+
+
+def _upgrade(doc: dict, name: str, migrated: list[str]) -> dict:
+    if not isinstance(doc, dict) or "schema_version" not in doc:
+        raise CatalogError(f"{name}: not a benchcat catalog file (no schema_version)")
+    version = doc["schema_version"]
+    if not isinstance(version, int) or version < 1:
+        raise CatalogError(f"{name}: schema_version {version!r} is not a positive integer")
+    if version > SCHEMA_VERSION:
+        raise CatalogError(
+            f"{name}: schema_version {version} is newer than this benchcat understands "
+            f"({SCHEMA_VERSION}); upgrade benchcat to read it"
+        )
+    while version < SCHEMA_VERSION:
+        step = MIGRATIONS.get(version + 1)
+        if step is None:
+            raise CatalogError(f"{name}: no migration from schema_version {version} to {version + 1}")
+        doc = step(doc, name)
+        version += 1
+        doc["schema_version"] = version
+        if name not in migrated:
+            migrated.append(name)
+    return doc
+
+
+def _read_yaml(path: Path, rel: str, cache: dict, migrated: list[str]) -> tuple[dict, str]:
+    """A YAML document, from the derived cache when the file's hash matches."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise CatalogError(f"{rel}: cannot read: {exc.strerror}") from exc
+    digest = hashlib.sha256(data).hexdigest()
+    hit = cache.get(rel)
+    if hit and hit.get("sha256") == digest:
+        return hit["doc"], digest
+    try:
+        doc = yamlio.loads(data)
+    except Exception as exc:  # yaml errors carry the line
+        raise CatalogError(f"{rel}: invalid YAML: {exc}") from exc
+    doc = _upgrade(doc, rel, migrated)
+    return doc, digest
+
+
+def _cache_file(root: Path) -> Path:
+    return root / CACHE_DIR / f"load-v{SCHEMA_VERSION}.json"
+
+
+def _read_cache(root: Path) -> dict:
+    try:
+        return json.loads(_cache_file(root).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def load(path: str | os.PathLike, *, use_cache: bool = True) -> Catalog:
+    """Read a catalog folder. A missing folder is an empty catalog."""
+    root = Path(path)
+    if (root / JOURNAL).exists():
+        with lock(root):
+            recover(root)
+    cat = Catalog(path=root)
+    if not (root / CATALOG_FILE).exists():
+        if (root / RECORDS_DIR).exists():
+            raise CatalogError(f"{root}: has records/ but no {CATALOG_FILE}")
+        return cat
+    cache = _read_cache(root) if use_cache else {}
+    new_cache: dict = {}
+    head, digest = _read_yaml(root / CATALOG_FILE, CATALOG_FILE, cache, cat.migrated)
+    new_cache[CATALOG_FILE] = {"sha256": digest, "doc": head}
+    cat.revision = int(head.get("revision", 0))
+    cat.settings = head.get("settings") or {}
+    if (root / HISTORY_FILE).exists():
+        hist, digest = _read_yaml(root / HISTORY_FILE, HISTORY_FILE, cache, cat.migrated)
+        new_cache[HISTORY_FILE] = {"sha256": digest, "doc": hist}
+        cat.history = hist.get("revisions") or []
+    for shard in sorted((root / RECORDS_DIR).rglob("*.yaml")):
+        rel = shard.relative_to(root).as_posix()
+        doc, digest = _read_yaml(shard, rel, cache, cat.migrated)
+        new_cache[rel] = {"sha256": digest, "doc": doc}
+        for i, item in enumerate(doc.get("records") or []):
+            try:
+                record = Record.model_validate(item)
+            except Exception as exc:
+                raise CatalogError(f"{rel}: record {i + 1}: {exc}") from exc
+            if record.id in cat.records:
+                raise CatalogError(f"{rel}: duplicate record id {record.id}")
+            cat.records[record.id] = record
+    if use_cache and new_cache != cache:
+        _write_cache(root, new_cache)
+    return cat
+
+
+def _write_cache(root: Path, cache: dict) -> None:
+    try:
+        target = _cache_file(root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}")
+        tmp.write_text(json.dumps(cache, separators=(",", ":")))
+        os.replace(tmp, target)
+    except OSError:
+        pass  # the cache is only an accelerator
+
+
+def lock(root: Path, wait: float = 0) -> FileLock:
+    """The writer lock; ``wait`` seconds before giving up (0: fail at once)."""
+    root.mkdir(parents=True, exist_ok=True)
+    return FileLock(str(root / LOCK_FILE), timeout=wait)
+
+
+def acquire(root: Path, wait: float = 0) -> FileLock:
+    held = lock(root, wait)
+    try:
+        held.acquire()
+    except Timeout as exc:
+        raise CatalogError(
+            f"{root}: another benchcat process is writing this catalog (lock {root / LOCK_FILE}); "
+            "retry when it is done, or pass --wait SECONDS"
+        ) from exc
+    return held
+
+
+def documents(cat: Catalog) -> dict[str, dict]:
+    """Every file of the catalog as the document to write, by relative path."""
+    shards: dict[str, list[dict]] = {}
+    for rid in sorted(cat.records):
+        record = cat.records[rid]
+        shards.setdefault(shard_path(record), []).append(record.model_dump(mode="json", exclude_none=True))
+    docs = {rel: {"schema_version": SCHEMA_VERSION, "records": recs} for rel, recs in shards.items()}
+    docs[CATALOG_FILE] = {"schema_version": SCHEMA_VERSION, "revision": cat.revision, "settings": cat.settings}
+    docs[HISTORY_FILE] = {"schema_version": SCHEMA_VERSION, "revisions": cat.history}
+    return docs
+
+
+def save(cat: Catalog, *, crash_after: int | None = None) -> list[str]:
+    """Write the catalog atomically; returns the files that changed. Caller holds the lock.
+
+    ``crash_after`` is for tests: raise after that many renames, as a crash would stop.
+    """
+    root = cat.path
+    root.mkdir(parents=True, exist_ok=True)
+    docs = documents(cat)
+    texts = {rel: yamlio.dumps(doc) for rel, doc in docs.items()}
+    existing = {p.relative_to(root).as_posix() for p in (root / RECORDS_DIR).rglob("*.yaml")}
+    renames: list[tuple[str, str]] = []
+    for rel, text in sorted(texts.items()):
+        data = text.encode()
+        target = root / rel
+        try:
+            if target.read_bytes() == data:
+                continue
+        except OSError:
+            pass
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}")
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        renames.append((tmp.relative_to(root).as_posix(), rel))
+    deletes = sorted(existing - set(texts))
+    if not renames and not deletes:
+        return []
+    journal = root / JOURNAL
+    tmp_journal = root / f"{JOURNAL}.tmp-{os.getpid()}"
+    tmp_journal.write_text(json.dumps({"renames": renames, "deletes": deletes}))
+    os.replace(tmp_journal, journal)
+    _apply(root, renames, deletes, crash_after)
+    journal.unlink()
+    cache = {rel: {"sha256": hashlib.sha256(texts[rel].encode()).hexdigest(), "doc": docs[rel]} for rel in texts}
+    _write_cache(root, cache)
+    return sorted([dst for _, dst in renames] + deletes)
+
+
+def _apply(root: Path, renames, deletes, crash_after: int | None = None) -> None:
+    done = 0
+    for src, dst in renames:
+        if crash_after is not None and done >= crash_after:
+            raise RuntimeError("simulated crash during save")
+        if (root / src).exists():
+            os.replace(root / src, root / dst)
+        done += 1
+    for rel in deletes:
+        try:
+            (root / rel).unlink()
+        except FileNotFoundError:
+            pass
+    for rel in deletes:
+        parent = (root / rel).parent
+        if parent != root and parent.exists() and not any(parent.iterdir()):
+            parent.rmdir()
+
+
+def recover(root: Path) -> bool:
+    """Finish a save that a crash interrupted (caller holds the lock); drop stray temp files."""
+    journal = root / JOURNAL
+    recovered = False
+    if journal.exists():
+        try:
+            plan = json.loads(journal.read_text())
+        except ValueError:
+            plan = None
+        if plan is not None:
+            _apply(root, plan["renames"], plan["deletes"])
+            recovered = True
+        journal.unlink()
+    for stray in root.rglob("*.tmp-*"):
+        if CACHE_DIR not in stray.parts:
+            stray.unlink()
+    return recovered

@@ -1,0 +1,72 @@
+"""Collector registry: one module per log format, looked up by name.
+
+Listing collectors imports only this package's modules (never a framework). A module whose
+import fails is listed in :func:`broken` with the reason instead of breaking the others.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import cache
+
+from .base import Collector
+
+_NOT_COLLECTORS = {"base"}
+
+
+class UnknownCollector(KeyError):
+    pass
+
+
+@cache
+def _load() -> tuple[dict[str, Collector], dict[str, str]]:
+    found: dict[str, Collector] = {}
+    broken: dict[str, str] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.name.startswith("_") or info.name in _NOT_COLLECTORS:
+            continue
+        try:
+            module = importlib.import_module(f"{__name__}.{info.name}")
+        except Exception as exc:  # noqa: BLE001 - reported, not hidden
+            broken[info.name] = f"{type(exc).__name__}: {exc}"
+            continue
+        collector = getattr(module, "COLLECTOR", None)
+        if not isinstance(collector, Collector):
+            broken[info.name] = "module defines no COLLECTOR instance"
+            continue
+        if collector.name in found:
+            raise RuntimeError(f"duplicate collector name {collector.name!r} in {info.name}.py")
+        found[collector.name] = collector
+    return found, broken
+
+
+def all_collectors() -> list[Collector]:
+    """Every registered collector, by name. Detection tries them in this order."""
+    found, _ = _load()
+    return [found[name] for name in sorted(found)]
+
+
+def broken() -> dict[str, str]:
+    """Modules that failed to load, with the reason."""
+    return dict(_load()[1])
+
+
+def get_collector(name: str) -> Collector:
+    found, _ = _load()
+    if name not in found:
+        raise UnknownCollector(f"no collector named {name!r}; valid names: {', '.join(sorted(found))}")
+    return found[name]
+
+
+def fingerprint() -> str:
+    """Names and versions of all collectors: a cache made under another set is stale."""
+    return ",".join(f"{c.name}={c.version}" for c in all_collectors())
+
+
+def detect(head: str, path: str) -> Collector | None:
+    """The collector whose detect() accepts this file, or None when none does."""
+    for collector in all_collectors():
+        if collector.detect(head, path):
+            return collector
+    return None

@@ -1,0 +1,1 @@
+"""Runners: one module per framework, each run inside that framework's own environment."""
