@@ -8,7 +8,6 @@ cache are not read again. Work is spread over processes when there is enough of 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import stat
 from collections.abc import Callable
@@ -17,13 +16,15 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
+from pydantic_core import from_json, to_json
+
 import collectors
 from collectors.base import FileContext, Problem
 
 from . import store
 from .aggregate import tidy
 from .merge import build_records, merge_into
-from .schema import record_id
+from .schema import id_from_identity, identity_json
 
 HEAD_CHARS = 256 * 1024
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -134,14 +135,15 @@ def read_file(root: str, rel: str, size: int, mtime_ns: int, max_bytes: int, onl
     if size > max_bytes:
         out.problems.append(
             Problem(
-                rel, None, f"file is {size / 1e6:.0f} MB, over the {max_bytes / 1e6:.0f} MB limit; not read"
+                rel, None, f"file is {size / 2**20:.0f} MiB, over the {max_bytes / 2**20:.0f} MiB limit; not read"
             ).to_dict()
         )
         out.skipped = True
         return out
     try:
         with open(full, "rb") as fh:
-            data = fh.read(max_bytes + 1)
+            # Ask for what stat said (plus one byte to see growth): read(n) allocates n up front.
+            data = fh.read(min(size, max_bytes) + 1)
     except OSError as exc:
         out.problems.append(Problem(rel, None, f"cannot read: {exc.strerror}").to_dict())
         out.skipped = True
@@ -193,13 +195,11 @@ def read_file(root: str, rel: str, size: int, mtime_ns: int, max_bytes: int, onl
     for obs in result.observations:
         run = obs.run.model_dump()
         run["values"] = {name: tidy(v) for name, v in run["values"].items()}
+        ident = identity_json(obs.benchmark, obs.config, obs.system, obs.software)
         out.observations.append(
             {
-                "id": record_id(obs.benchmark, obs.config, obs.system, obs.software),
-                "benchmark": obs.benchmark.model_dump(),
-                "config": obs.config.model_dump(),
-                "system": obs.system.model_dump(),
-                "software": obs.software.model_dump(),
+                "id": id_from_identity(ident, obs.benchmark.model, obs.config.framework, obs.config.topology),
+                "ident": ident,
                 "run": run,
                 "notes": list(obs.notes),
                 "headline": obs.headline,
@@ -218,9 +218,10 @@ def _cache_path(catalog_dir: Path) -> Path:
     return catalog_dir / store.CACHE_DIR / CACHE_NAME
 
 
-def _load_cache(catalog_dir: Path, key: str) -> dict[str, dict]:
+def _load_cache(catalog_dir: Path, key: str) -> dict:
+    """This root's entry of the collect cache: its files, and the catalog state it left."""
     try:
-        doc = json.loads(_cache_path(catalog_dir).read_text())
+        doc = from_json(_cache_path(catalog_dir).read_bytes())
     except (OSError, ValueError):
         return {}
     if doc.get("fingerprint") != collectors.fingerprint():
@@ -228,22 +229,29 @@ def _load_cache(catalog_dir: Path, key: str) -> dict[str, dict]:
     return doc.get("roots", {}).get(key, {})
 
 
-def _save_cache(catalog_dir: Path, key: str, entries: dict[str, dict]) -> None:
+def _save_cache(catalog_dir: Path, key: str, entry: dict) -> None:
     path = _cache_path(catalog_dir)
     try:
-        doc = json.loads(path.read_text())
+        doc = from_json(path.read_bytes())
         if doc.get("fingerprint") != collectors.fingerprint():
             raise ValueError
     except (OSError, ValueError):
         doc = {"fingerprint": collectors.fingerprint(), "roots": {}}
-    doc["roots"][key] = entries
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-        tmp.write_text(json.dumps(doc, separators=(",", ":")))
-        os.replace(tmp, tmp.with_name(path.name))
-    except OSError:
-        pass
+    doc["roots"][key] = entry
+    store._write_atomic(path, to_json(doc))
+
+
+def catalog_state(catalog_dir: Path) -> list:
+    """Size and mtime of every catalog file: if these match, nobody wrote the catalog since."""
+    files = [catalog_dir / store.CATALOG_FILE, catalog_dir / store.HISTORY_FILE]
+    files += sorted((catalog_dir / store.RECORDS_DIR).rglob("*.yaml"))
+    state = []
+    for f in files:
+        try:
+            state.append([f.relative_to(catalog_dir).as_posix(), *_stamp(f.stat())])
+        except OSError:
+            continue
+    return state
 
 
 def _fresh(entry: dict, size: int, mtime: int, root: Path) -> bool:
@@ -260,13 +268,10 @@ def _fresh(entry: dict, size: int, mtime: int, root: Path) -> bool:
 
 
 def root_label(root: Path, catalog_dir: Path) -> str:
-    """How runs name the collected root: relative to the site folder when inside it."""
+    """How runs name the collected root: relative to the site folder (the catalog's parent),
+    so the same layout gives the same catalog on any machine."""
     site = catalog_dir.resolve().parent
-    resolved = root.resolve()
-    try:
-        return resolved.relative_to(site).as_posix() or "."
-    except ValueError:
-        return resolved.as_posix()
+    return Path(os.path.relpath(root.resolve(), site)).as_posix()
 
 
 def gather(
@@ -344,11 +349,10 @@ def collect(
     held = store.acquire(catalog_path, wait)
     try:
         store.recover(catalog_path)
-        cat = store.load(catalog_path)
         cache_key = f"{label}|{only or ''}"
         cache = _load_cache(catalog_path, cache_key)
         outcomes, walk_problems, report.cached = gather(
-            root_path, cache=cache, jobs=jobs, max_bytes=max_bytes, only=only, progress=progress
+            root_path, cache=cache.get("files"), jobs=jobs, max_bytes=max_bytes, only=only, progress=progress
         )
         report.problems.extend(walk_problems)
         used_sidecars = {side for o in outcomes for side in o.sidecars}
@@ -362,17 +366,28 @@ def collect(
             for obs in o.observations:
                 obs["run"]["source"]["root"] = label
                 observations.append(obs)
-        fresh = build_records(observations)
-        changes = merge_into(cat, fresh, label)
-        report.added, report.changed, report.removed = changes.added, changes.changed, changes.removed
-        report.unchanged = changes.unchanged
-        if (report.added or report.changed or report.removed) and not dry_run:
-            cat.revision += 1
-            cat.history.append(history_entry(cat, label, report, changes))
-            report.written = store.save(cat)
-        report.revision = cat.revision
-        if not dry_run:
-            _save_cache(catalog_path, cache_key, {o.path: o.__dict__ for o in outcomes})
+        state = catalog_state(catalog_path)
+        if report.cached == len(outcomes) == len(cache.get("files", ())) and cache.get("catalog") == state:
+            # Every file is as the last collect of this root left it, and so is the catalog.
+            report.unchanged, report.revision = cache["records"], cache["revision"]
+        else:
+            cat = store.load(catalog_path)
+            changes = merge_into(cat, build_records(observations), label)
+            report.added, report.changed, report.removed = changes.added, changes.changed, changes.removed
+            report.unchanged = changes.unchanged
+            if (report.added or report.changed or report.removed) and not dry_run:
+                cat.revision += 1
+                cat.history.append(history_entry(cat, label, report, changes))
+                report.written = store.save(cat)
+            report.revision = cat.revision
+            if not dry_run:
+                entry = {
+                    "files": {o.path: o.__dict__ for o in outcomes},
+                    "catalog": catalog_state(catalog_path),
+                    "records": len(cat.records),
+                    "revision": cat.revision,
+                }
+                _save_cache(catalog_path, cache_key, entry)
     finally:
         held.release()
     report.problems.sort(key=lambda p: (p.path, p.line or 0, p.message))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from .aggregate import summarize_runs
@@ -15,7 +16,7 @@ def natural(text: str) -> tuple:
 
 def _run_key(run: dict) -> tuple:
     src = run["source"]
-    return (src["root"], src["path"], natural(str(run["run_id"])))
+    return (src["root"], natural(str(run["run_id"])), src["path"])
 
 
 def build_records(observations: list[dict]) -> dict[str, Record]:
@@ -25,7 +26,7 @@ def build_records(observations: list[dict]) -> dict[str, Record]:
         groups.setdefault(obs["id"], []).append(obs)
     records = {}
     for rid, group in groups.items():
-        first = group[0]
+        first = {**json.loads(group[0]["ident"]), "headline": group[0]["headline"]}
         runs = sorted((o["run"] for o in group), key=_run_key)
         score_rules: dict[str, str] = {}
         notes: set[str] = set()
@@ -82,7 +83,7 @@ def merge_into(cat, fresh: dict[str, Record], root: str) -> Changes:
         runs = kept + (new.runs if new else [])
         if not runs:
             continue
-        runs.sort(key=lambda r: (r.source.root, r.source.path, natural(r.run_id)))
+        runs.sort(key=lambda r: (r.source.root, natural(r.run_id), r.source.path))
         rules = {name: m.score_rule for name, m in old.metrics.items() if m.score_rule}
         if new:
             rules.update({name: m.score_rule for name, m in new.metrics.items() if m.score_rule})

@@ -8,10 +8,10 @@ stack, with all its repeated runs. Raw measurements are stored; derived comparis
 from __future__ import annotations
 
 import hashlib
-import json
+from functools import lru_cache
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 SCHEMA_VERSION = 1
 
@@ -24,6 +24,11 @@ class Strict(BaseModel):
     """Base for every catalog model: unknown keys are an error, values are checked."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
+
+
+def _sorted(value: dict) -> dict:
+    """Dict fields are kept in key order, so serialised identities are canonical."""
+    return dict(sorted(value.items()))
 
 
 class Benchmark(Strict):
@@ -53,6 +58,8 @@ class Config(Strict):
     nodes: int = Field(1, gt=0, description="Number of machines.")
     devices_per_node: int = Field(1, gt=0, description="Accelerators used per machine.")
     flags: dict[str, str] = Field(default_factory=dict, description="Other named settings.")
+
+    _sort_flags = field_validator("flags")(_sorted)
 
     @property
     def devices(self) -> int:
@@ -89,6 +96,8 @@ class Software(Strict):
     python: str | None = Field(None, description="Python version.")
     os: str | None = Field(None, description="Operating system.")
     other: dict[str, str] = Field(default_factory=dict, description="Other libraries and versions.")
+
+    _sort_other = field_validator("other")(_sorted)
 
 
 class Provenance(Strict):
@@ -160,21 +169,25 @@ METRICS: dict[str, tuple[str, Direction]] = {
 }
 
 
-def identity(benchmark: Benchmark, config: Config, system: System, software: Software) -> dict:
-    """The fields that make two measurements the same configuration."""
-    return {
-        "benchmark": benchmark.model_dump(),
-        "config": config.model_dump(),
-        "system": system.model_dump(),
-        "software": software.model_dump(),
-    }
+def identity_json(benchmark: Benchmark, config: Config, system: System, software: Software) -> str:
+    """The fields that make two measurements the same configuration, as canonical JSON."""
+    return (
+        f'{{"benchmark":{benchmark.model_dump_json()},"config":{config.model_dump_json()},'
+        f'"software":{software.model_dump_json()},"system":{system.model_dump_json()}}}'
+    )
 
 
 def record_id(benchmark: Benchmark, config: Config, system: System, software: Software) -> str:
     """Stable id: readable prefix plus a hash of every identity field."""
-    blob = json.dumps(identity(benchmark, config, system, software), sort_keys=True)
-    digest = hashlib.sha256(blob.encode()).hexdigest()[:10]
-    return f"{slug(benchmark.model)}-{slug(config.framework)}-{config.topology}-{digest}"
+    ident = identity_json(benchmark, config, system, software)
+    return id_from_identity(ident, benchmark.model, config.framework, config.topology)
+
+
+@lru_cache(maxsize=4096)
+def id_from_identity(ident: str, model: str, framework: str, topology: str) -> str:
+    """The id for an identity already serialised by :func:`identity_json` (cached: runs share it)."""
+    digest = hashlib.sha256(ident.encode()).hexdigest()[:10]
+    return f"{slug(model)}-{slug(framework)}-{topology}-{digest}"
 
 
 def slug(text: str) -> str:

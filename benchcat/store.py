@@ -23,9 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from filelock import FileLock, Timeout
+from pydantic import TypeAdapter
 
 from . import yamlio
 from .schema import SCHEMA_VERSION, Record, slug
+
+_RECORDS = TypeAdapter(list[Record])
 
 CATALOG_FILE = "catalog.yaml"
 HISTORY_FILE = "history.yaml"
@@ -79,33 +82,48 @@ def _upgrade(doc: dict, name: str, migrated: list[str]) -> dict:
     return doc
 
 
-def _read_yaml(path: Path, rel: str, cache: dict, migrated: list[str]) -> tuple[dict, str]:
-    """A YAML document, from the derived cache when the file's hash matches."""
+def _read_yaml(path: Path, rel: str, migrated: list[str]) -> tuple[dict, bytes]:
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise CatalogError(f"{rel}: cannot read: {exc.strerror}") from exc
-    digest = hashlib.sha256(data).hexdigest()
-    hit = cache.get(rel)
-    if hit and hit.get("sha256") == digest:
-        return hit["doc"], digest
+    return _parse_yaml(data, rel, migrated), data
+
+
+def _parse_yaml(data: bytes, rel: str, migrated: list[str]) -> dict:
     try:
         doc = yamlio.loads(data)
     except Exception as exc:  # yaml errors carry the line
         raise CatalogError(f"{rel}: invalid YAML: {exc}") from exc
-    doc = _upgrade(doc, rel, migrated)
-    return doc, digest
+    return _upgrade(doc, rel, migrated)
 
 
-def _cache_file(root: Path) -> Path:
-    return root / CACHE_DIR / f"load-v{SCHEMA_VERSION}.json"
+def _cache_dir(root: Path) -> Path:
+    return root / CACHE_DIR / f"records-v{SCHEMA_VERSION}"
 
 
-def _read_cache(root: Path) -> dict:
+def _shard_records(root: Path, rel: str, migrated: list[str], use_cache: bool) -> list[Record]:
+    """The records of one shard: from the JSON cache of its exact bytes, else from the YAML."""
     try:
-        return json.loads(_cache_file(root).read_text())
-    except (OSError, ValueError):
-        return {}
+        data = (root / rel).read_bytes()
+    except OSError as exc:
+        raise CatalogError(f"{rel}: cannot read: {exc.strerror}") from exc
+    cached = _cache_dir(root) / f"{hashlib.sha256(data).hexdigest()}.json"
+    if use_cache:
+        try:
+            return _RECORDS.validate_json(cached.read_bytes())
+        except (OSError, ValueError):
+            pass  # no cache yet, or a damaged one: read the YAML
+    doc = _parse_yaml(data, rel, migrated)
+    records = []
+    for i, item in enumerate(doc.get("records") or []):
+        try:
+            records.append(Record.model_validate(item))
+        except Exception as exc:
+            raise CatalogError(f"{rel}: record {i + 1}: {exc}") from exc
+    if use_cache and not migrated:
+        _write_atomic(cached, _RECORDS.dump_json(records))
+    return records
 
 
 def load(path: str | os.PathLike, *, use_cache: bool = True) -> Catalog:
@@ -119,42 +137,32 @@ def load(path: str | os.PathLike, *, use_cache: bool = True) -> Catalog:
         if (root / RECORDS_DIR).exists():
             raise CatalogError(f"{root}: has records/ but no {CATALOG_FILE}")
         return cat
-    cache = _read_cache(root) if use_cache else {}
-    new_cache: dict = {}
-    head, digest = _read_yaml(root / CATALOG_FILE, CATALOG_FILE, cache, cat.migrated)
-    new_cache[CATALOG_FILE] = {"sha256": digest, "doc": head}
+    head, _ = _read_yaml(root / CATALOG_FILE, CATALOG_FILE, cat.migrated)
     cat.revision = int(head.get("revision", 0))
     cat.settings = head.get("settings") or {}
     if (root / HISTORY_FILE).exists():
-        hist, digest = _read_yaml(root / HISTORY_FILE, HISTORY_FILE, cache, cat.migrated)
-        new_cache[HISTORY_FILE] = {"sha256": digest, "doc": hist}
+        hist, _ = _read_yaml(root / HISTORY_FILE, HISTORY_FILE, cat.migrated)
         cat.history = hist.get("revisions") or []
     for shard in sorted((root / RECORDS_DIR).rglob("*.yaml")):
         rel = shard.relative_to(root).as_posix()
-        doc, digest = _read_yaml(shard, rel, cache, cat.migrated)
-        new_cache[rel] = {"sha256": digest, "doc": doc}
-        for i, item in enumerate(doc.get("records") or []):
-            try:
-                record = Record.model_validate(item)
-            except Exception as exc:
-                raise CatalogError(f"{rel}: record {i + 1}: {exc}") from exc
+        for record in _shard_records(root, rel, cat.migrated, use_cache):
             if record.id in cat.records:
                 raise CatalogError(f"{rel}: duplicate record id {record.id}")
+            if shard_path(record) != rel:
+                raise CatalogError(f"{rel}: record {record.id} belongs in {shard_path(record)}")
             cat.records[record.id] = record
-    if use_cache and new_cache != cache:
-        _write_cache(root, new_cache)
     return cat
 
 
-def _write_cache(root: Path, cache: dict) -> None:
+def _write_atomic(target: Path, data: bytes) -> None:
+    """Best effort for caches: they only speed things up."""
     try:
-        target = _cache_file(root)
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}")
-        tmp.write_text(json.dumps(cache, separators=(",", ":")))
+        tmp.write_bytes(data)
         os.replace(tmp, target)
     except OSError:
-        pass  # the cache is only an accelerator
+        pass
 
 
 def lock(root: Path, wait: float = 0) -> FileLock:
@@ -177,11 +185,10 @@ def acquire(root: Path, wait: float = 0) -> FileLock:
 
 def documents(cat: Catalog) -> dict[str, dict]:
     """Every file of the catalog as the document to write, by relative path."""
-    shards: dict[str, list[dict]] = {}
-    for rid in sorted(cat.records):
-        record = cat.records[rid]
-        shards.setdefault(shard_path(record), []).append(record.model_dump(mode="json", exclude_none=True))
-    docs = {rel: {"schema_version": SCHEMA_VERSION, "records": recs} for rel, recs in shards.items()}
+    docs = {
+        rel: {"schema_version": SCHEMA_VERSION, "records": [r.model_dump(mode="json", exclude_none=True) for r in recs]}
+        for rel, recs in shards_of(cat).items()
+    }
     docs[CATALOG_FILE] = {"schema_version": SCHEMA_VERSION, "revision": cat.revision, "settings": cat.settings}
     docs[HISTORY_FILE] = {"schema_version": SCHEMA_VERSION, "revisions": cat.history}
     return docs
@@ -214,6 +221,7 @@ def save(cat: Catalog, *, crash_after: int | None = None) -> list[str]:
             os.fsync(fh.fileno())
         renames.append((tmp.relative_to(root).as_posix(), rel))
     deletes = sorted(existing - set(texts))
+    _refresh_cache(root, shards_of(cat), texts)
     if not renames and not deletes:
         return []
     journal = root / JOURNAL
@@ -222,9 +230,29 @@ def save(cat: Catalog, *, crash_after: int | None = None) -> list[str]:
     os.replace(tmp_journal, journal)
     _apply(root, renames, deletes, crash_after)
     journal.unlink()
-    cache = {rel: {"sha256": hashlib.sha256(texts[rel].encode()).hexdigest(), "doc": docs[rel]} for rel in texts}
-    _write_cache(root, cache)
     return sorted([dst for _, dst in renames] + deletes)
+
+
+def shards_of(cat: Catalog) -> dict[str, list[Record]]:
+    shards: dict[str, list[Record]] = {}
+    for rid in sorted(cat.records):
+        shards.setdefault(shard_path(cat.records[rid]), []).append(cat.records[rid])
+    return shards
+
+
+def _refresh_cache(root: Path, shards: dict[str, list[Record]], texts: dict[str, str]) -> None:
+    """Cache every shard about to be on disk under its hash; drop caches of bytes now gone."""
+    folder = _cache_dir(root)
+    keep = set()
+    for rel, records in shards.items():
+        name = f"{hashlib.sha256(texts[rel].encode()).hexdigest()}.json"
+        keep.add(name)
+        if not (folder / name).exists():
+            _write_atomic(folder / name, _RECORDS.dump_json(records))
+    if folder.exists():
+        for stale in folder.iterdir():
+            if stale.name not in keep:
+                stale.unlink(missing_ok=True)
 
 
 def _apply(root: Path, renames, deletes, crash_after: int | None = None) -> None:

@@ -28,65 +28,97 @@ def _escape(match: re.Match) -> str:
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
+def _string(value: str) -> str:
+    if _PLAIN.fullmatch(value) and value.lower() not in _RESERVED:
+        return value
+    if value.isascii() and value.isprintable() and '"' not in value and "\\" not in value:
+        return f'"{value}"'
+    return _UNSAFE.sub(_escape, json.dumps(value, ensure_ascii=False))
+
+
+def _float(value: float) -> str:
+    if not math.isfinite(value):
+        raise ValueError(f"refusing to write non-finite number {value!r}")
+    text = repr(value)
+    if "e" in text:
+        mantissa, exp = text.split("e")
+        if "." not in mantissa:
+            mantissa += ".0"
+        if exp[0] not in "+-":
+            exp = "+" + exp
+        text = f"{mantissa}e{exp}"
+    return text
+
+
 def scalar(value) -> str:
     """One scalar as YAML text that reads back as the same value and type."""
+    kind = type(value)
+    if kind is str:
+        return _string(value)
+    if kind is float:
+        return _float(value)
     if value is None:
         return "null"
     if value is True:
         return "true"
     if value is False:
         return "false"
-    if isinstance(value, int):
+    if kind is int:
         return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"refusing to write non-finite number {value!r}")
-        text = repr(value)
-        if "e" in text:
-            mantissa, exp = text.split("e")
-            if "." not in mantissa:
-                mantissa += ".0"
-            if exp[0] not in "+-":
-                exp = "+" + exp
-            text = f"{mantissa}e{exp}"
-        return text
     if isinstance(value, str):
-        if _PLAIN.fullmatch(value) and value.lower() not in _RESERVED:
-            return value
-        return _UNSAFE.sub(_escape, json.dumps(value, ensure_ascii=False))
+        return _string(str(value))
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, float):
+        return _float(float(value))
     raise TypeError(f"cannot write {type(value).__name__} to the catalog")
+
+
+_HEADS: dict[tuple[str, str], str] = {}
+
+
+def _head(indent: str, key: str) -> str:
+    """'  key:' for a mapping key at an indent; keys repeat, so the text is remembered."""
+    cached = _HEADS.get((indent, key))
+    if cached is None:
+        cached = f"{indent}{scalar(key)}:"
+        if len(_HEADS) < 100_000:
+            _HEADS[(indent, key)] = cached
+    return cached
 
 
 def _emit(value, indent: str, out: list[str]) -> None:
     """Append the block form of a dict or list (never empty) to out."""
-    if isinstance(value, dict):
+    append = out.append
+    if type(value) is dict:
         for key in sorted(value):
             item = value[key]
-            head = f"{indent}{scalar(key)}:"
-            if isinstance(item, (dict, list)) and item:
-                out.append(head + "\n")
-                _emit(item, indent + "  " if isinstance(item, dict) else indent, out)
+            kind = type(item)
+            if (kind is dict or kind is list) and item:
+                append(_head(indent, key) + "\n")
+                _emit(item, indent + "  " if kind is dict else indent, out)
+            elif kind is str:
+                append(f"{_head(indent, key)} {_string(item)}\n")
             else:
-                out.append(f"{head} {_inline(item)}\n")
+                append(f"{_head(indent, key)} {_inline(item)}\n")
     else:
         for item in value:
-            if isinstance(item, dict) and item:
-                inner: list[str] = []
-                _emit(item, indent + "  ", inner)
-                first = inner[0]
-                out.append(f"{indent}- {first[len(indent) + 2 :]}")
-                out.extend(inner[1:])
-            elif isinstance(item, list) and item:
-                out.append(f"{indent}-\n")
+            kind = type(item)
+            if kind is dict and item:
+                start = len(out)
+                _emit(item, indent + "  ", out)
+                out[start] = f"{indent}- {out[start][len(indent) + 2:]}"
+            elif kind is list and item:
+                append(f"{indent}-\n")
                 _emit(item, indent + "  ", out)
             else:
-                out.append(f"{indent}- {_inline(item)}\n")
+                append(f"{indent}- {_inline(item)}\n")
 
 
 def _inline(value) -> str:
-    if isinstance(value, dict):
+    if type(value) is dict:
         return "{}"
-    if isinstance(value, list):
+    if type(value) is list:
         return "[]"
     return scalar(value)
 

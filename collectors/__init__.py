@@ -42,9 +42,9 @@ def _load() -> tuple[dict[str, Collector], dict[str, str]]:
 
 
 def all_collectors() -> list[Collector]:
-    """Every registered collector, by name. Detection tries them in this order."""
+    """Every registered collector, in the order detection tries them: (priority, name)."""
     found, _ = _load()
-    return [found[name] for name in sorted(found)]
+    return sorted(found.values(), key=lambda c: (c.priority, c.name))
 
 
 def broken() -> dict[str, str]:
@@ -61,7 +61,7 @@ def get_collector(name: str) -> Collector:
 
 def fingerprint() -> str:
     """Names and versions of all collectors: a cache made under another set is stale."""
-    return ",".join(f"{c.name}={c.version}" for c in all_collectors())
+    return ",".join(f"{c.name}={c.version}" for c in sorted(all_collectors(), key=lambda c: c.name))
 
 
 def detect(head: str, path: str) -> Collector | None:

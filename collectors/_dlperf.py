@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from benchcat.schema import Benchmark, Config, Run
 
@@ -56,11 +57,27 @@ def normalise_model(name: str) -> str:
 
 def parse_path(path: str) -> DlperfPath:
     """Everything the DLPerf tree layout says about one log file."""
-    parts = [p for p in path.split("/") if p]
-    if not parts:
+    directory, _, name = path.rpartition("/")
+    if not name:
         return DlperfPath()
-    stem = re.sub(r"\.(log|txt|out)$", "", parts[-1], flags=re.I)
-    dirs = parts[:-1]
+    stem = re.sub(r"\.(log|txt|out)$", "", name, flags=re.I)
+    framework, model, batch, nodes, gpus = _dir_info(directory)
+    if batch is None:
+        m = _FILE_BATCH.search(stem)
+        batch = int(m.group(1)) if m else None
+    m = _FILE_PREC.search(stem.lower())
+    precision = m.group(1) if m else None
+    m = _RUN_ID.search(stem)
+    run_id = m.group(1) if m else None
+    if run_id is not None and precision == run_id.lower():
+        run_id = None
+    return DlperfPath(framework, model, batch, precision, nodes, gpus, run_id)
+
+
+@lru_cache(maxsize=4096)
+def _dir_info(directory: str) -> tuple:
+    """What the folders say (framework, model, batch, nodes, devices); shared by a folder's runs."""
+    dirs = [p for p in directory.split("/") if p]
     nodes = gpus = batch = None
     topo_at = None
     for i, part in enumerate(dirs):
@@ -82,16 +99,7 @@ def parse_path(path: str) -> DlperfPath:
         above = [p for p in dirs[:topo_at] if not _BZ.fullmatch(p)]
         if above:
             model = normalise_model(above[-1])
-    if batch is None:
-        m = _FILE_BATCH.search(stem)
-        batch = int(m.group(1)) if m else None
-    m = _FILE_PREC.search(stem.lower())
-    precision = m.group(1) if m else None
-    m = _RUN_ID.search(stem)
-    run_id = m.group(1) if m else None
-    if run_id is not None and precision == run_id.lower():
-        run_id = None
-    return DlperfPath(framework, model, batch, precision, nodes, gpus, run_id)
+    return framework, model, batch, nodes, gpus
 
 
 def warmup_for(last_step: int) -> int:

@@ -3,7 +3,8 @@
 A collector module lives in ``collectors/<name>.py`` and defines one subclass of
 :class:`Collector` named in a module-level ``COLLECTOR``. It must set ``name`` (unique),
 ``version`` (bump when its output for the same log changes; it invalidates caches) and
-``description`` (one line naming the format it reads), and implement:
+``description`` (one line naming the format it reads), optionally ``priority`` (lower is
+tried first; only catch-alls need it), and implement:
 
 - ``detect(head, path)``: True when ``head`` (the first bytes of the file, decoded) is in
   its format. Detection is by content, never by file extension.
@@ -17,7 +18,6 @@ A parse never raises for bad input: it reports a :class:`Problem` naming the lin
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -90,6 +90,8 @@ class Collector:
     name: str = ""
     version: int = 1
     description: str = ""
+    # Detection tries collectors by (priority, name): a catch-all goes last with a high number.
+    priority: int = 100
 
     def sidecars(self, path: str) -> list[str]:
         """Paths (relative to the collected root) of extra files this log needs."""
@@ -103,23 +105,26 @@ class Collector:
 
 
 class LineIndex:
-    """Offset -> 1-based line number, in O(log n) after one pass over the text."""
+    """Offset -> 1-based line number. Counting is done in C and resumes from the last
+    answer, so asking in increasing offset order (as ``re.finditer`` yields) costs one pass."""
 
     def __init__(self, text: str):
-        starts = [0]
-        find = text.find
-        pos = find("\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find("\n", pos + 1)
-        self._starts = starts
+        self._text = text
+        self._offset = 0
+        self._line = 1
 
     def line(self, offset: int) -> int:
-        return bisect.bisect_right(self._starts, offset)
+        if offset < self._offset:
+            self._offset, self._line = 0, 1
+        self._line += self._text.count("\n", self._offset, offset)
+        self._offset = offset
+        return self._line
 
     @property
     def count(self) -> int:
-        return len(self._starts)
+        """Number of lines (a last line without a newline counts)."""
+        text = self._text
+        return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
 def line_ranges(lines: list[int]) -> str:

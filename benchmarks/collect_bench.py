@@ -1,0 +1,109 @@
+"""Collect speed: 10,000 DLPerf-style logs (~30 KB each, ~300 MB) through `catalog collect`.
+
+Prints files/s, MB/s, wall time and peak RSS for: a cold collect (empty catalog, empty
+caches, files in the page cache), a re-collect with nothing changed, and loading the
+resulting catalog. Targets (issue 2, 2-core machine): cold >= 200 MB/s, re-collect <= 1 s,
+load <= 1 s, peak memory < 500 MB.
+
+    python benchmarks/collect_bench.py [--files 10000] [--keep DIR]
+
+Each phase runs in a fresh child process so its peak RSS is its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PHASE = r"""
+import json, resource, sys, time
+from pathlib import Path
+phase, logs, catalog = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+t = time.perf_counter()
+if phase == "load":
+    from benchcat import store
+    cat = store.load(catalog)
+    extra = {"records": len(cat.records)}
+else:
+    from benchcat.collect import collect
+    r = collect(logs, catalog)
+    extra = {"files": r.files, "bytes": r.bytes_read, "added": len(r.added), "changed": len(r.changed),
+             "unchanged": r.unchanged, "problems": len(r.problems), "cached": r.cached}
+wall = time.perf_counter() - t
+peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+print(json.dumps({"wall": wall, "peak_mb": peak / 1024, **extra}))
+"""
+
+
+def make_logs(root: Path, files: int) -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from benchcat.synth import dlperf_tree
+
+    # 20 batch sizes x 10 topologies x 2 precisions = 400 configs per 2,000 files, 5 runs each.
+    topologies = ((1, 1), (1, 2), (1, 4), (1, 8), (2, 8), (4, 8), (8, 8), (16, 8), (32, 8), (64, 8))
+    batches = tuple(range(8, 8 * (files // 100 + 1), 8))
+    written = dlperf_tree(
+        root,
+        frameworks=("tensorflow",),
+        batches=batches,
+        topologies=topologies,
+        precisions=("fp32", "fp16"),
+        runs=("1", "2", "3", "4", "5"),
+        target_bytes=30_000,
+    )
+    return sum(w.path.stat().st_size for w in written)
+
+
+def phase(name: str, logs: Path, catalog: Path) -> dict:
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", PHASE, name, str(logs), str(catalog)], capture_output=True, text=True)
+    if proc.returncode:
+        sys.exit(proc.stderr)
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out["process_wall"] = time.perf_counter() - t
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--files", type=int, default=10_000)
+    ap.add_argument("--keep", type=Path, help="reuse/keep generated logs here")
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="benchcat-bench-"))
+    logs = args.keep or work / "logs"
+    if not logs.exists() or not any(logs.iterdir()):
+        t = time.perf_counter()
+        total = make_logs(logs, args.files)
+        print(f"generated {args.files} logs, {total / 1e6:.0f} MB in {time.perf_counter() - t:.1f} s")
+    # The logs were just written or read, so they sit in the page cache: this measures parsing, not the disk.
+    total = sum(p.stat().st_size for p in logs.rglob("*.log"))
+    catalog = work / "catalog"
+    cold = phase("collect", logs, catalog)
+    warm = phase("collect", logs, catalog)
+    load = phase("load", logs, catalog)
+    mb = total / 1e6
+    print(
+        f"cold collect : {cold['files']} files, {mb:.0f} MB in {cold['wall']:.2f} s -> "
+        f"{cold['files'] / cold['wall']:.0f} files/s, {mb / cold['wall']:.0f} MB/s, peak RSS {cold['peak_mb']:.0f} MB "
+        f"(+{cold['process_wall'] - cold['wall']:.2f} s interpreter start and imports); "
+        f"{cold['added']} records, {cold['problems']} problems"
+    )
+    print(
+        f"re-collect   : {warm['wall']:.2f} s ({warm['cached']} files unchanged, {warm['changed']} changed), "
+        f"peak RSS {warm['peak_mb']:.0f} MB"
+    )
+    print(f"load catalog : {load['records']} records in {load['wall']:.2f} s, peak RSS {load['peak_mb']:.0f} MB")
+    size = sum(p.stat().st_size for p in catalog.rglob("*.yaml"))
+    print(f"catalog YAML : {size / 1e6:.1f} MB in {len(list(catalog.rglob('*.yaml')))} files")
+    if not args.keep:
+        shutil.rmtree(work)
+
+
+if __name__ == "__main__":
+    main()
