@@ -93,7 +93,9 @@ def list_records(
     elif fmt == "csv":
         sys.stdout.write(query.to_csv(records))
     elif fmt == "table":
-        out.print(query.table(records))
+        # A terminal gets a table that fits it; a pipe gets full-width rows, never folded ids.
+        console = out if out.is_terminal else Console(width=400, highlight=False, markup=False)
+        console.print(query.table(records))
     else:
         fail(f"unknown format {fmt!r}; valid: table, json, csv")
 

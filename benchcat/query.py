@@ -74,11 +74,14 @@ def to_csv(records: list[Record]) -> str:
 
 
 def table(records: list[Record]):
+    from rich import box
     from rich.table import Table
 
-    t = Table(show_lines=False)
-    for col in ("id", "model", "framework", "precision", "batch", "topology", "system", "runs", "headline"):
-        t.add_column(col, overflow="fold")
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    t.add_column("id", no_wrap=True)
+    for col in ("model", "framework", "precision", "batch", "topology", "system", "runs"):
+        t.add_column(col, overflow="ellipsis")
+    t.add_column("headline", justify="right", no_wrap=True)
     for r in records:
         value = headline_value(r)
         unit = r.metrics[r.headline].unit if r.headline in r.metrics else ""
