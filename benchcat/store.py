@@ -122,7 +122,7 @@ def _shard_records(root: Path, rel: str, migrated: list[str], use_cache: bool) -
         except Exception as exc:
             raise CatalogError(f"{rel}: record {i + 1}: {exc}") from exc
     if use_cache and not migrated:
-        _write_atomic(cached, _RECORDS.dump_json(records))
+        _write_atomic(cached, _RECORDS.dump_json(records, exclude_defaults=True))
     return records
 
 
@@ -248,7 +248,7 @@ def _refresh_cache(root: Path, shards: dict[str, list[Record]], texts: dict[str,
         name = f"{hashlib.sha256(texts[rel].encode()).hexdigest()}.json"
         keep.add(name)
         if not (folder / name).exists():
-            _write_atomic(folder / name, _RECORDS.dump_json(records))
+            _write_atomic(folder / name, _RECORDS.dump_json(records, exclude_defaults=True))
     if folder.exists():
         for stale in folder.iterdir():
             if stale.name not in keep:

@@ -25,8 +25,30 @@ PHASE = r"""
 import json, resource, sys, time
 from pathlib import Path
 phase, logs, catalog = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
-t = time.perf_counter()
-if phase == "load":
+t, cpu = time.perf_counter(), time.process_time()
+if phase == "big":
+    # A 10,000-record catalog: the collected records, each again under other framework versions,
+    # keeping the first N runs of each (N = argv[5]).
+    from benchcat import store
+    from benchcat.aggregate import summarize_runs
+    from benchcat.schema import record_id
+    cat = store.load(catalog)
+    keep = int(sys.argv[5])
+    base = []
+    for r in cat.records.values():
+        r = r.model_copy(update={"runs": r.runs[:keep]})
+        base.append(r.model_copy(update={"metrics": summarize_runs(r.runs)}))
+    out = store.Catalog(path=Path(sys.argv[4]), revision=1)
+    i = 0
+    while len(out.records) < 10_000:
+        r = base[i % len(base)].model_copy(deep=True)
+        r.software.framework_version = f"2.{i // len(base)}.0"
+        r.id = record_id(r.benchmark, r.config, r.system, r.software)
+        out.records[r.id] = r
+        i += 1
+    store.save(out)
+    extra = {"records": len(out.records)}
+elif phase == "load":
     from benchcat import store
     cat = store.load(catalog)
     extra = {"records": len(cat.records)}
@@ -35,9 +57,9 @@ else:
     r = collect(logs, catalog)
     extra = {"files": r.files, "bytes": r.bytes_read, "added": len(r.added), "changed": len(r.changed),
              "unchanged": r.unchanged, "problems": len(r.problems), "cached": r.cached}
-wall = time.perf_counter() - t
+wall, cpu = time.perf_counter() - t, time.process_time() - cpu
 peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-print(json.dumps({"wall": wall, "peak_mb": peak / 1024, **extra}))
+print(json.dumps({"wall": wall, "cpu": cpu, "peak_mb": peak / 1024, **extra}))
 """
 
 
@@ -60,9 +82,10 @@ def make_logs(root: Path, files: int) -> int:
     return sum(w.path.stat().st_size for w in written)
 
 
-def phase(name: str, logs: Path, catalog: Path) -> dict:
+def phase(name: str, logs: Path, catalog: Path, *extra) -> dict:
     t = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", PHASE, name, str(logs), str(catalog)], capture_output=True, text=True)
+    argv = [sys.executable, "-c", PHASE, name, str(logs), str(catalog), *map(str, extra)]
+    proc = subprocess.run(argv, capture_output=True, text=True)
     if proc.returncode:
         sys.exit(proc.stderr)
     out = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -87,10 +110,17 @@ def main() -> None:
     cold = phase("collect", logs, catalog)
     warm = phase("collect", logs, catalog)
     load = phase("load", logs, catalog)
+    big_loads = {}
+    for runs in (1, 5):
+        big = work / f"big{runs}"
+        phase("big", logs, catalog, big, runs)
+        phase("load", logs, big)  # the first read of a catalog written elsewhere fills the cache
+        big_loads[runs] = phase("load", logs, big)
     mb = total / 1e6
     print(
         f"cold collect : {cold['files']} files, {mb:.0f} MB in {cold['wall']:.2f} s -> "
-        f"{cold['files'] / cold['wall']:.0f} files/s, {mb / cold['wall']:.0f} MB/s, peak RSS {cold['peak_mb']:.0f} MB "
+        f"{cold['files'] / cold['wall']:.0f} files/s, {mb / cold['wall']:.0f} MB/s "
+        f"(main process cpu {cold['cpu']:.2f} s), peak RSS {cold['peak_mb']:.0f} MB "
         f"(+{cold['process_wall'] - cold['wall']:.2f} s interpreter start and imports); "
         f"{cold['added']} records, {cold['problems']} problems"
     )
@@ -99,6 +129,11 @@ def main() -> None:
         f"peak RSS {warm['peak_mb']:.0f} MB"
     )
     print(f"load catalog : {load['records']} records in {load['wall']:.2f} s, peak RSS {load['peak_mb']:.0f} MB")
+    for runs, big_load in big_loads.items():
+        print(
+            f"load 10k     : {big_load['records']} records x {runs} run(s) in {big_load['wall']:.2f} s "
+            f"(cpu {big_load['cpu']:.2f} s), peak RSS {big_load['peak_mb']:.0f} MB"
+        )
     size = sum(p.stat().st_size for p in catalog.rglob("*.yaml"))
     print(f"catalog YAML : {size / 1e6:.1f} MB in {len(list(catalog.rglob('*.yaml')))} files")
     if not args.keep:
