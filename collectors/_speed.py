@@ -14,20 +14,25 @@ from dataclasses import replace
 from benchcat.schema import Run
 
 from . import _dlperf as dl
-from .base import FileContext, LineIndex, Observation, ParseResult, line_ranges
+from .base import FileContext, LineIndex, Observation, ParseResult, failure_in, line_ranges
 
 Samples = dict[int, list[tuple[float, int]]]
 
 
-def begin(ctx: FileContext, framework: str) -> tuple[dl.DlperfPath, ParseResult]:
+def begin(ctx: FileContext, framework: str, warn: bool = True) -> tuple[dl.DlperfPath, ParseResult]:
     """What the DLPerf path says, with a default framework, and warnings for what it lacks."""
     result = ParseResult()
     info = dl.parse_path(ctx.path)
     if info.framework is None:
         info = replace(info, framework=framework)
-    for name in dl.missing_fields(info):
-        result.problems.append(ctx.problem(None, f"{name} not in the DLPerf path; left unknown", "warning"))
+    if warn:
+        missing(ctx, info, result, "the DLPerf path")
     return info, result
+
+
+def missing(ctx: FileContext, info: dl.DlperfPath, result: ParseResult, where: str) -> None:
+    for name in dl.missing_fields(info):
+        result.problems.append(ctx.problem(None, f"{name} not in {where}; left unknown", "warning"))
 
 
 def add(samples: Samples, step: int, value_text: str, line: int, ctx: FileContext, problems: list, what: str):
@@ -82,6 +87,8 @@ def log_speed(
                 "warning",
             )
         )
+    lines = [n for s in kept for _, n in samples[s]]
+    died_after(text, ctx, result, max(lines))
     speeds = [to_speed(statistics.median(v for v, _ in samples[s])) for s in kept]
     truncated(text, ctx, result)
     run = Run(
@@ -90,7 +97,7 @@ def log_speed(
         method="log_speed",
         warmup_skipped=warmup,
         iterations=len(kept),
-        source=ctx.provenance(collector, line_ranges([n for s in kept for _, n in samples[s]])),
+        source=ctx.provenance(collector, line_ranges(lines)),
     )
     obs = dl.observation(ctx, info, run, **bench)
     result.observations.append(obs)
@@ -101,3 +108,12 @@ def global_speed(info: dl.DlperfPath, per_device: Callable[[float], float]) -> C
     """Per-device rate -> job throughput: x batch per device x devices."""
     devices = (info.nodes or 1) * (info.devices_per_node or 1)
     return lambda x: per_device(x) * (info.batch_size or 0) * devices
+
+
+def died_after(text: str, ctx: FileContext, result: ParseResult, last_line: int) -> None:
+    """The run measured, then crashed (OOM, seg fault): keep the number, say so."""
+    found = failure_in(text)
+    if found and found[0] in ("oom", "segfault"):
+        line = text.count("\n", 0, found[1]) + 1
+        if line > last_line:
+            result.problems.append(ctx.problem(line, f"run died ({found[0]}) after its last measurement", "warning"))

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import calendar
 import re
-from datetime import datetime
 
 # absl: level letter, MMDD, then the clock. Group names are shared by every caller.
-ABSL = r"[IWEF](?P<mo>\d\d)(?P<dd>\d\d) (?P<hh>\d\d):(?P<mi>\d\d):(?P<ss>\d\d(?:\.\d+)?)"
+ABSL = r"[IWEF](?P<mo>0[1-9]|1[0-2])(?P<dd>0[1-9]|[12]\d|3[01]) (?P<hh>\d\d):(?P<mi>\d\d):(?P<ss>\d\d(?:\.\d+)?)"
 DAY = 86400.0
 # Day numbers are counted in a leap year so 29 Feb exists; Dec 31 -> Jan 1 is then one day
 # whatever the real year was, because the period below is that same leap year.
 ABSL_PERIOD = 366 * DAY
 _LEAP = 2000
+_MONTH_START = [sum(calendar.monthrange(_LEAP, m)[1] for m in range(1, k)) for k in range(1, 13)]
 
 
 def clock(hh: str, mi: str, ss: str) -> float:
@@ -27,7 +27,8 @@ def clock(hh: str, mi: str, ss: str) -> float:
 
 def absl(m: re.Match) -> float:
     """Seconds since 1 Jan of an unknown (leap) year, from a match of :data:`ABSL`."""
-    day = datetime(_LEAP, int(m["mo"]), int(m["dd"])).timetuple().tm_yday - 1
+    month = int(m["mo"])
+    day = _MONTH_START[month - 1] + min(int(m["dd"]), calendar.monthrange(_LEAP, month)[1]) - 1
     return day * DAY + clock(m["hh"], m["mi"], m["ss"])
 
 

@@ -154,15 +154,23 @@ FAILURE_MARKERS = (
 
 
 def failure_in(text: str) -> tuple[str, int] | None:
-    """The first failure marker in a log: (status, offset), or None."""
+    """The first failure marker in a log: (status, offset), or None.
+
+    A specific cause (oom, segfault, timeout) wins over a generic error marker found earlier:
+    a traceback that ends in "out of memory" is an OOM.
+    """
     lower = text.lower()
-    best: tuple[str, int] | None = None
+    specific: list[tuple[int, str]] = []
+    generic: list[tuple[int, str]] = []
     for status, needles in FAILURE_MARKERS:
         for needle in needles:
             pos = lower.find(needle)
-            if pos != -1 and (best is None or pos < best[1]):
-                best = (status, pos)
-    return best
+            if pos != -1:
+                (generic if status == "error" else specific).append((pos, status))
+    if not specific and not generic:
+        return None
+    pos, status = min(specific or generic)
+    return status, pos
 
 
 def excerpt(text: str, offset: int, before: int = 2, after: int = 3, limit: int = 600) -> str:

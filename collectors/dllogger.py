@@ -37,7 +37,7 @@ class DlloggerCollector(Collector):
         return _STDOUT.search(head) is not None or _JSON.search(head) is not None
 
     def parse(self, text: str, ctx: FileContext) -> ParseResult:
-        info, result = sp.begin(ctx, "unknown")
+        info, result = sp.begin(ctx, "unknown", warn=False)
         index = LineIndex(text)
         params: dict = {}
         summary: tuple[str, int] | None = None
@@ -54,6 +54,7 @@ class DlloggerCollector(Collector):
                     seen[step] = len(seen) + 1
                     sp.add(samples, seen[step], str(data[key]), line, ctx, result.problems, key)
         info = self._config(info, params)
+        sp.missing(ctx, info, result, "the PARAMETER lines or the DLPerf path")
         if summary is not None:
             value = sp.dl.checked(summary[0], ctx, summary[1], result.problems)
             if value is not None:

@@ -53,7 +53,10 @@ class MlperfCollector(Collector):
                 result.problems.append(ctx.problem(line, "MLLOG line is not valid JSON", "warning"))
                 continue
             if isinstance(event, dict) and event.get("key") in _KEYS:
-                events.setdefault(event["key"], []).append((event, line))
+                found = events.setdefault(event["key"], [])
+                # Every rank may log the same event: only a different time is a second event.
+                if all(e.get("time_ms") != event.get("time_ms") for e, _ in found):
+                    found.append((event, line))
         first = {key: found[0] for key, found in events.items()}
         benchmark = str(first["submission_benchmark"][0]["value"]) if "submission_benchmark" in first else bench_dir
         benchmark = (benchmark or "unknown").lower()
