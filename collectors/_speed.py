@@ -112,8 +112,9 @@ def global_speed(info: dl.DlperfPath, per_device: Callable[[float], float]) -> C
 
 def died_after(text: str, ctx: FileContext, result: ParseResult, last_line: int) -> None:
     """The run measured, then crashed (OOM, seg fault): keep the number, say so."""
-    found = failure_in(text)
+    start = max(0, len(text) - 65536)  # a crash message is at the end; never scan a whole big log
+    found = failure_in(text[start:])
     if found and found[0] in ("oom", "segfault"):
-        line = text.count("\n", 0, found[1]) + 1
+        line = text.count("\n", 0, start + found[1]) + 1
         if line > last_line:
             result.problems.append(ctx.problem(line, f"run died ({found[0]}) after its last measurement", "warning"))

@@ -17,7 +17,6 @@ A parse never raises for bad input: it reports a :class:`Problem` naming the lin
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -103,35 +102,44 @@ class Collector:
 
 
 class LineIndex:
-    """Offset -> 1-based line number, in O(log n) after one pass over the text."""
+    """Offset -> 1-based line number.
+
+    Counts newlines between the last offset asked and the next one (``str.count`` runs in C),
+    so asking in text order costs one pass over the text and nothing per line that no match
+    needs; asking backwards counts back over the distance.
+    """
 
     def __init__(self, text: str):
-        starts = [0]
-        find = text.find
-        pos = find("\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find("\n", pos + 1)
-        self._starts = starts
+        self._text = text
+        self._offset = 0
+        self._line = 1
 
     def line(self, offset: int) -> int:
-        return bisect.bisect_right(self._starts, offset)
+        if offset >= self._offset:
+            self._line += self._text.count("\n", self._offset, offset)
+        else:
+            self._line -= self._text.count("\n", offset, self._offset)
+        self._offset = offset
+        return self._line
 
     @property
     def count(self) -> int:
-        return len(self._starts)
+        return self._text.count("\n") + 1
 
 
 def line_ranges(lines: list[int]) -> str:
     """[3,4,5,9] -> '3-5,9'."""
     out: list[str] = []
+    start = prev = None
     for n in sorted(set(lines)):
-        if out and "-" in out[-1] and int(out[-1].split("-")[1]) == n - 1:
-            out[-1] = f"{out[-1].split('-')[0]}-{n}"
-        elif out and "-" not in out[-1] and int(out[-1]) == n - 1:
-            out[-1] = f"{out[-1]}-{n}"
-        else:
-            out.append(str(n))
+        if prev is not None and n == prev + 1:
+            prev = n
+            continue
+        if start is not None:
+            out.append(str(start) if start == prev else f"{start}-{prev}")
+        start = prev = n
+    if start is not None:
+        out.append(str(start) if start == prev else f"{start}-{prev}")
     return ",".join(out)
 
 

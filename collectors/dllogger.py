@@ -7,12 +7,17 @@ import re
 
 from benchcat.schema import Run
 
+from . import _scan
 from . import _speed as sp
 from .base import Collector, FileContext, LineIndex, ParseResult
 
-_STDOUT = re.compile(r"^DLL (?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+) - (?P<rest>[^\n]*)$", re.M)
-_JSON = re.compile(r"^DLLL (?P<json>\{[^\n]*\})\s*$", re.M)
-_ITER = re.compile(r"(?:Epoch: (?P<epoch>\d+) )?Iteration: (?P<it>\d+) ")
+_STDOUT = _scan.at_line_start(r"DLL \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ - ")
+_JSON = _scan.at_line_start(r"DLLL (?P<json>\{[^\n]*\})" + _scan.EOL)
+_ITER = re.compile(
+    r"\nDLL \S+ \S+ - (?:Epoch: (\d+) )?Iteration: (\d+) [^\n]*?(?<![\w.])"
+    r"([\w.]*(?:total_ips|throughput|_per_second|_per_sec)) : ([^\s]+)"
+)
+_OTHER = _scan.at_line_start(r"DLL \S+ \S+ - (?P<kind>PARAMETER|METADATA|Summary:) (?P<rest>[^\n]*)")
 _PAIR = re.compile(r"(?P<key>[\w.]+) : (?P<value>\S+)")
 _SPEED_KEYS = ("total_ips", "throughput", "_per_second", "_per_sec")
 _TRUE = {"true", "1", "yes"}
@@ -34,6 +39,7 @@ class DlloggerCollector(Collector):
     )
 
     def detect(self, head: str, path: str) -> bool:
+        head = _scan.padded(head)
         return _STDOUT.search(head) is not None or _JSON.search(head) is not None
 
     def parse(self, text: str, ctx: FileContext) -> ParseResult:
@@ -72,16 +78,15 @@ class DlloggerCollector(Collector):
 
     def _entries(self, text: str, index: LineIndex, ctx: FileContext, result: ParseResult):
         """(kind, step, data, line) for each entry, kind being param, summary or iter."""
-        for m in _STDOUT.finditer(text):
-            rest, line = m["rest"], index.line(m.start())
-            data = {p["key"]: p["value"] for p in _PAIR.finditer(rest)}
-            if rest.startswith(("PARAMETER", "METADATA")):
-                yield "param", None, data, line
-            elif rest.startswith("Summary:"):
-                yield "summary", None, data, line
-            elif it := _ITER.match(rest):
-                yield "iter", (it["epoch"], int(it["it"])), data, line
-        for m in _JSON.finditer(text):
+        # Iteration lines are most of a log: one regex takes the step and the speed at once.
+        lines = _scan.padded(text)
+        for m in _ITER.finditer(lines):
+            epoch, it, key, value = m.group(1, 2, 3, 4)
+            yield "iter", (epoch, int(it)), {key: value}, index.line(m.start())
+        for m in _OTHER.finditer(lines):
+            data = {p["key"]: p["value"] for p in _PAIR.finditer(m["rest"])}
+            yield ("summary" if m["kind"] == "Summary:" else "param"), None, data, index.line(m.start())
+        for m in _JSON.finditer(lines):
             line = index.line(m.start())
             try:
                 entry = json.loads(m["json"])

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
+from . import _scan
 from . import _speed as sp
 from .base import Collector, FileContext, LineIndex, ParseResult
 
-_LINE = re.compile(
-    r"^step: (?P<step>\d+), total_loss: [^\n]*?throughput: (?P<speed>[^\s,]+)(?: \d+(?:\.\d+)?)?\s*$", re.M
+_LINE = _scan.at_line_start(
+    r"step: (?P<step>\d+), total_loss: [^\n]*?throughput: (?P<speed>[^\s,]+)(?: \d+(?:\.\d+)?)?" + _scan.EOL
 )
-_ARG = re.compile(r"^(?P<key>[a-z_0-9]+) = (?P<value>[^\n]*?)\s*$", re.M)
+_ARG = _scan.at_line_start(r"(?P<key>[a-z_0-9]+) = (?P<value>[^\n]*?)" + _scan.EOL)
 _TRUE = {"true", "1", "yes"}
 
 
@@ -20,17 +19,18 @@ class OneflowCollector(Collector):
     description = "OneFlow benchmark step lines with throughput, config from 'key = value' argument lines."
 
     def detect(self, head: str, path: str) -> bool:
-        return "total_loss:" in head and _LINE.search(head) is not None
+        return "total_loss:" in head and _LINE.search(_scan.padded(head)) is not None
 
     def parse(self, text: str, ctx: FileContext) -> ParseResult:
         info, result = sp.begin(ctx, "oneflow")
         index = LineIndex(text)
         args = {}
-        for m in _ARG.finditer(text):
+        lines = _scan.padded(text)
+        for m in _ARG.finditer(lines):
             args.setdefault(m["key"], (m["value"].strip("'\""), index.line(m.start())))
         info = self._config(info, args, ctx, result)
         samples: sp.Samples = {}
-        for m in _LINE.finditer(text):
+        for m in _LINE.finditer(lines):
             sp.add(samples, int(m["step"]), m["speed"], index.line(m.start()), ctx, result.problems, "throughput")
         # The printed throughput is the job's (batch per device x devices / interval time).
         obs = sp.log_speed(text, ctx, self, info, result, samples, what="step lines with a throughput")

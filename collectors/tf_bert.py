@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
 from benchcat.schema import Run
 
+from . import _scan, _time
 from . import _speed as sp
-from . import _time
 from .base import Collector, FileContext, LineIndex, ParseResult, line_ranges
 
-_LINE = re.compile(
-    r"^" + _time.ABSL + r" +\d+ model_training_utils\.py:\d+\] Train Step: (?P<step>\d+)/(?P<total>\d+)", re.M
+_LINE = _scan.at_line_start(
+    _time.ABSL + r" +\d+ model_training_utils\.py:\d+\] Train Step: (?P<step>\d+)/(?P<total>\d+)"
 )
 
 
@@ -21,12 +19,14 @@ class TfBertCollector(Collector):
     description = "TensorFlow BERT (tf-models) absl 'Train Step: S/T' lines, timed between two steps."
 
     def detect(self, head: str, path: str) -> bool:
-        return "] Train Step: " in head and _LINE.search(head) is not None
+        return "] Train Step: " in head and _LINE.search(_scan.padded(head)) is not None
 
     def parse(self, text: str, ctx: FileContext) -> ParseResult:
         info, result = sp.begin(ctx, "tensorflow")
         index = LineIndex(text)
-        found = [(int(m["step"]), int(m["total"]), _time.absl(m), m.start()) for m in _LINE.finditer(text)]
+        found = [
+            (int(m["step"]), int(m["total"]), _time.absl(m), m.start()) for m in _LINE.finditer(_scan.padded(text))
+        ]
         if not found:
             sp.dl.failed_run(text, ctx, self, info, result, "no 'Train Step' lines")
             return result

@@ -8,15 +8,15 @@ import re
 from benchcat.schema import Run
 
 from . import _dlperf as dl
+from . import _scan
 from .base import Collector, FileContext, LineIndex, ParseResult
 
-_HEADER = re.compile(r"^Batch size:\s+(?P<glob>\d+) global\s*\n\s*(?P<per>\d+) per device", re.M)
-_FIELD = re.compile(
-    r"^(?P<key>TensorFlow|Model|Dataset|Mode|Devices|Variables|AllReduce|Data format|Num batches):"
-    r"[ \t]+(?P<value>[^\n]*?)\s*$",
-    re.M,
+_HEADER = _scan.at_line_start(r"Batch size:\s+(?P<glob>\d+) global\s*\n\s*(?P<per>\d+) per device")
+_FIELD = _scan.at_line_start(
+    r"(?P<key>TensorFlow|Model|Dataset|Mode|Devices|Variables|AllReduce|Data format|Num batches):"
+    r"[ \t]+(?P<value>[^\n]*?)" + _scan.EOL
 )
-_TOTAL = re.compile(r"^total images/sec: (?P<value>\S+)", re.M)
+_TOTAL = _scan.at_line_start(r"total images/sec: (?P<value>\S+)")
 _PREC = re.compile(r"(?:^|[-_])(" + "|".join(dl.PRECISIONS) + r")(?:[-_]|$)")
 _META = re.compile(r"^(?P<key>[^\t\n]+)\t(?P<value>[^\n]*?)\s*$", re.M)
 
@@ -36,13 +36,14 @@ class TfCnnCollector(Collector):
             folder = posixpath.dirname(folder)
 
     def detect(self, head: str, path: str) -> bool:
-        return _HEADER.search(head) is not None and "Model:" in head
+        return "Model:" in head and _HEADER.search(_scan.padded(head)) is not None
 
     def parse(self, text: str, ctx: FileContext) -> ParseResult:
         result = ParseResult()
         index = LineIndex(text)
-        fields = {m["key"]: m["value"] for m in _FIELD.finditer(text)}
-        header = _HEADER.search(text)
+        lines = _scan.padded(text)
+        fields = {m["key"]: m["value"] for m in _FIELD.finditer(lines)}
+        header = _HEADER.search(lines)
         devices = len(re.findall(r"'[^']*'", fields.get("Devices", ""))) or 1
         # The header never names the precision; the run's folder does (syn-replicated-fp16-8gpus).
         prec = [m.group(1) for part in ctx.path.lower().split("/")[:-1] for m in [_PREC.search(part)] if m]
@@ -58,7 +59,7 @@ class TfCnnCollector(Collector):
             devices_per_node=devices,
             run_id=name if name.isalnum() else "1",
         )
-        totals = list(_TOTAL.finditer(text))
+        totals = list(_TOTAL.finditer(lines))
         if not totals:
             dl.failed_run(text, ctx, self, info, result, "no 'total images/sec' line (run did not finish)")
             obs = result.observations[-1]
