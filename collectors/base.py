@@ -105,8 +105,12 @@ class Collector:
 
 
 class LineIndex:
-    """Offset -> 1-based line number. Counting is done in C and resumes from the last
-    answer, so asking in increasing offset order (as ``re.finditer`` yields) costs one pass."""
+    """Offset -> 1-based line number.
+
+    Counts newlines between the last offset asked and the next one (``str.count`` runs in C),
+    so asking in text order costs one pass over the text and nothing per line that no match
+    needs; asking backwards counts back over the distance.
+    """
 
     def __init__(self, text: str):
         self._text = text
@@ -114,9 +118,10 @@ class LineIndex:
         self._line = 1
 
     def line(self, offset: int) -> int:
-        if offset < self._offset:
-            self._offset, self._line = 0, 1
-        self._line += self._text.count("\n", self._offset, offset)
+        if offset >= self._offset:
+            self._line += self._text.count("\n", self._offset, offset)
+        else:
+            self._line -= self._text.count("\n", offset, self._offset)
         self._offset = offset
         return self._line
 
@@ -130,13 +135,16 @@ class LineIndex:
 def line_ranges(lines: list[int]) -> str:
     """[3,4,5,9] -> '3-5,9'."""
     out: list[str] = []
+    start = prev = None
     for n in sorted(set(lines)):
-        if out and "-" in out[-1] and int(out[-1].split("-")[1]) == n - 1:
-            out[-1] = f"{out[-1].split('-')[0]}-{n}"
-        elif out and "-" not in out[-1] and int(out[-1]) == n - 1:
-            out[-1] = f"{out[-1]}-{n}"
-        else:
-            out.append(str(n))
+        if prev is not None and n == prev + 1:
+            prev = n
+            continue
+        if start is not None:
+            out.append(str(start) if start == prev else f"{start}-{prev}")
+        start = prev = n
+    if start is not None:
+        out.append(str(start) if start == prev else f"{start}-{prev}")
     return ",".join(out)
 
 
@@ -159,15 +167,23 @@ FAILURE_MARKERS = (
 
 
 def failure_in(text: str) -> tuple[str, int] | None:
-    """The first failure marker in a log: (status, offset), or None."""
+    """The first failure marker in a log: (status, offset), or None.
+
+    A specific cause (oom, segfault, timeout) wins over a generic error marker found earlier:
+    a traceback that ends in "out of memory" is an OOM.
+    """
     lower = text.lower()
-    best: tuple[str, int] | None = None
+    specific: list[tuple[int, str]] = []
+    generic: list[tuple[int, str]] = []
     for status, needles in FAILURE_MARKERS:
         for needle in needles:
             pos = lower.find(needle)
-            if pos != -1 and (best is None or pos < best[1]):
-                best = (status, pos)
-    return best
+            if pos != -1:
+                (generic if status == "error" else specific).append((pos, status))
+    if not specific and not generic:
+        return None
+    pos, status = min(specific or generic)
+    return status, pos
 
 
 def excerpt(text: str, offset: int, before: int = 2, after: int = 3, limit: int = 600) -> str:
