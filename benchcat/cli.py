@@ -190,3 +190,6 @@ def _load(catalog: Path) -> store.Catalog:
 
 def main() -> None:  # console script entry point
     app()
+
+
+from . import cli_import  # noqa: E402, F401  (registers `catalog import`)

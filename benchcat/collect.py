@@ -21,9 +21,7 @@ import collectors
 from collectors.base import FileContext, Problem
 
 from . import store
-from .aggregate import tidy
-from .merge import build_records, merge_into
-from .schema import record_id
+from .merge import build_records, merge_into, observation_dict
 
 HEAD_CHARS = 256 * 1024
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -197,22 +195,7 @@ def read_file(
         )
         return out
     out.problems.extend(p.to_dict() for p in result.problems)
-    for obs in result.observations:
-        run = obs.run.model_dump()
-        run["values"] = {name: tidy(v) for name, v in run["values"].items()}
-        out.observations.append(
-            {
-                "id": record_id(obs.benchmark, obs.config, obs.system, obs.software),
-                "benchmark": obs.benchmark.model_dump(),
-                "config": obs.config.model_dump(),
-                "system": obs.system.model_dump(),
-                "software": obs.software.model_dump(),
-                "run": run,
-                "notes": list(obs.notes),
-                "headline": obs.headline,
-                "score_rules": dict(obs.score_rules),
-            }
-        )
+    out.observations.extend(observation_dict(obs) for obs in result.observations)
     return out
 
 

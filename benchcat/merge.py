@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .aggregate import summarize_runs
-from .schema import Record, Run
+from .aggregate import summarize_runs, tidy
+from .schema import Record, Run, record_id
 
 
 def natural(text: str) -> tuple:
@@ -16,6 +16,23 @@ def natural(text: str) -> tuple:
 def _run_key(run: dict) -> tuple:
     src = run["source"]
     return (src["root"], src["path"], natural(str(run["run_id"])))
+
+
+def observation_dict(obs) -> dict:
+    """A collector's Observation as the plain dict that travels between processes and caches."""
+    run = obs.run.model_dump()
+    run["values"] = {name: tidy(v) for name, v in run["values"].items()}
+    return {
+        "id": record_id(obs.benchmark, obs.config, obs.system, obs.software),
+        "benchmark": obs.benchmark.model_dump(),
+        "config": obs.config.model_dump(),
+        "system": obs.system.model_dump(),
+        "software": obs.software.model_dump(),
+        "run": run,
+        "notes": list(obs.notes),
+        "headline": obs.headline,
+        "score_rules": dict(obs.score_rules),
+    }
 
 
 def build_records(observations: list[dict]) -> dict[str, Record]:
