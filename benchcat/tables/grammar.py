@@ -220,17 +220,32 @@ def env_fields(text: str, framework: str | None) -> dict[str, str]:
     return out
 
 
+_INTS = ("batch_size", "seq_len", "grad_accum", "nodes", "gpus", "devices_per_node", "accelerator_count")
+
+
 def context_facts(lines: list[str]) -> dict[str, Any]:
-    """Facts the prose above a table states: ``batch_size=seq_len=128``, a line naming one precision."""
+    """Facts the prose above a table states, in a form nobody writes by accident.
+
+    ``batch_size=seq_len=128`` and ``Batch size = 64 & W/O xla`` (numbers), ``cuda: 10.2`` or
+    ``model: bert-base`` (a known field name, a colon or =, a value), and a short title line
+    naming exactly one precision (``BERT-base FP16``).
+    """
     facts: dict[str, Any] = {}
     for line in lines:
-        text = line.lstrip("-*# ").strip()
+        text = line.lstrip("-*#> ").strip()
         chain = re.fullmatch(r"((?:[A-Za-z][\w ]*?\s*=\s*)+)(\d+)\b.*", text)
         if chain:
             for key in re.split(r"\s*=\s*", chain.group(1)):
                 name = row_field(key) if key else None
-                if name in ("batch_size", "seq_len", "grad_accum", "nodes", "gpus"):
+                if name in _INTS:
                     facts[name] = int(chain.group(2))
+            continue
+        pair = re.fullmatch(r"`?([A-Za-z][\w.]*)`?\s*[:=]\s*`?([^`]+?)`?\.?", text)
+        name = row_field(pair.group(1)) if pair else None
+        if pair and (name in fields.FIELDS or name.startswith(("flags.", "other.")) or name == "unit"):
+            value = pair.group(2).strip()
+            facts[name] = int(value) if name in _INTS and value.isdigit() else fields.normalise(name, value)
+            continue
         words = {w.lower() for w in re.findall(r"[A-Za-z0-9]+", text)}
         precisions = {fields.PRECISIONS[w] for w in words if w in fields.PRECISIONS}
         if len(precisions) == 1 and len(words) <= 3:  # a short title like "BERT-base FP16"

@@ -32,6 +32,7 @@ class ImportReport:
     unchanged: int = 0
     revision: int = 0
     written: list[str] = field(default_factory=list)
+    mapping: str | None = None
 
 
 def import_tables(
@@ -44,6 +45,9 @@ def import_tables(
 ) -> ImportReport:
     """Import every table in the markdown file at ``path`` into the catalog at ``catalog_dir``."""
     table_path, catalog_path = Path(path), Path(catalog_dir)
+    beside = table_path.with_name(f"{table_path.stem}.answers.yaml")
+    if mapping is None and beside.is_file():
+        mapping = beside
     answers = load_mapping(mapping)
     try:
         data = table_path.read_bytes()
@@ -53,6 +57,7 @@ def import_tables(
     label = root_label(table_path, catalog_path)
     found = interpret(text, answers, label, hashlib.sha256(data).hexdigest())
     report = ImportReport(label, found.accounts, found.questions, problems + found.problems)
+    report.mapping = None if mapping is None else str(mapping)
     observations = [observation_dict(obs) for obs in found.observations]
     for obs in observations:
         obs["run"]["source"]["root"] = label
@@ -84,6 +89,8 @@ def accounting_lines(report: ImportReport) -> list[str]:
         extra += f"; {a.blank_rows} blank rows" if a.blank_rows else ""
         shape = f"line {a.line}, {a.rows} rows x {a.columns} columns"
         lines.append(f"  {a.table} ({shape}): {a.cells} cells: {parts}{extra}")
+        if a.context:
+            lines.append("    from the text above it: " + ", ".join(f"{k}={v}" for k, v in sorted(a.context.items())))
         for b in BUCKETS:
             total[b] += a.counts[b]
     cells = sum(total.values())
@@ -109,7 +116,7 @@ def mapping_skeleton(questions: list[Question], source: str) -> str:
 
 
 def report_lines(report: ImportReport) -> list[str]:
-    lines = [f"imported {report.root}"]
+    lines = [f"imported {report.root}" + (f" with answers from {report.mapping}" if report.mapping else "")]
     lines += accounting_lines(report)
     lines.append(
         f"records: {len(report.added)} added, {len(report.changed)} changed, {report.unchanged} unchanged, "

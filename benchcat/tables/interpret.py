@@ -47,6 +47,7 @@ class Account:
     counts: Counter = field(default_factory=Counter)
     derived: int = 0
     blank_rows: int = 0
+    context: dict = field(default_factory=dict)  # facts read from the prose above, carried forward
 
     @property
     def cells(self) -> int:
@@ -178,7 +179,7 @@ class Interpreter:
         return row if ok else None
 
     def table(self, table: Table, facts: dict[str, Any]) -> None:
-        account = Account(table.name, table.header_line, len(table.header), len(table.rows))
+        account = Account(table.name, table.header_line, len(table.header), len(table.rows), context=dict(facts))
         self.out.accounts.append(account)
         base = {**self.mapping.defaults, **facts, **self.mapping.tables.get(table.name, {})}
         unit = base.pop("unit", None)
