@@ -49,7 +49,8 @@ _DELTA = re.compile(rf"({_NUMBER})\s*\(\s*({_NUMBER})\s*%\s*\)")
 _EFFICIENCY = re.compile(rf"({_NUMBER})\s*\(\s*({_NUMBER})\s*\)")
 _COMPILE_TIME = re.compile(rf"({_NUMBER})\s*/\s*({_NUMBER})\s*(s|sec|min|ms)")
 _LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
-_MARKS = re.compile(r"(?:\s*(?:\*+|†|‡|§|\[\^\w+\]|[¹²³⁴⁵⁶⁷⁸⁹⁰]+))+$")
+_MARKS = re.compile(r"(?:\s*(?:†|‡|§|\[\^\w+\]|[¹²³⁴⁵⁶⁷⁸⁹⁰]+))+$")
+_STARS = re.compile(r"\s*\*+$")
 _PAIR = re.compile(r"([A-Za-z][\w .-]*?)\s*[=:]\s*([^\s,;]+)")
 
 
@@ -82,11 +83,13 @@ def strip_emphasis(text: str) -> str:
 
 def parse_cell(raw: str) -> Cell:
     """One measurement cell; ``unknown`` when the grammar cannot read it."""
-    text = strip_emphasis(raw)
-    m = _MARKS.search(text)
-    marks = ""
-    if m and m.start() > 0:
-        marks, text = m.group().strip(), strip_emphasis(text[: m.start()])
+    text, marks = raw.strip(), ""
+    for pattern in (_MARKS, _STARS):  # '**OOM**¹': the ¹ first, then the bold; 'OOM*': a star after
+        text = strip_emphasis(text)
+        m = pattern.search(text)
+        if m and m.start() > 0:
+            marks, text = m.group().strip() + marks, text[: m.start()]
+    text = strip_emphasis(text)
     link = None
     m = _LINK.fullmatch(text)
     if m:
@@ -206,17 +209,12 @@ def row_field(text: str) -> str:
     return fields.canonical(re.sub(r"[\s-]+", "_", strip_emphasis(text).lower())) or text
 
 
-def env_fields(text: str, framework: str | None) -> dict[str, str]:
-    """``cuda=11.1, mindspore=1.7`` -> software fields; unknown names go to software.other."""
+def env_fields(text: str) -> dict[str, str]:
+    """``cuda=11.1, mindspore=1.7`` -> software fields; other names (frameworks too) go to software.other."""
     out: dict[str, str] = {}
     for key, value in _PAIR.findall(text):
         key = key.strip().lower()
-        if key in ("cuda", "cudnn", "nccl", "driver", "python", "os"):
-            out[key] = value
-        elif key in fields.FRAMEWORKS and fields.FRAMEWORKS[key] in (framework, None):
-            out["framework_version"] = value
-        else:
-            out[f"other.{key}"] = value
+        out[key if key in ("cuda", "cudnn", "nccl", "driver", "python", "os") else f"other.{key}"] = value
     return out
 
 

@@ -88,6 +88,7 @@ class _Column:
     means: dict = field(default_factory=dict)  # a measurement column: the fields its header states
     unit: str | None = None
     open: bool = False  # an unanswered question makes the column unusable
+    unknown: bool = False  # the whole column is the question: its cells are not asked about
 
 
 class Interpreter:
@@ -98,6 +99,7 @@ class Interpreter:
         self.out = Interpretation()
         self.seen: dict[str, tuple[str, str]] = {}  # record id -> (figure, where) of its first cell
         self.scaling: list[tuple[Observation, float, str, int]] = []
+        self.headers: list[str] = []
 
     def problem(self, line: int | None, message: str, level: str = "warning") -> None:
         self.out.problems.append(Problem(self.path, line, message, level))  # type: ignore[arg-type]
@@ -129,7 +131,7 @@ class Interpreter:
         parsed = grammar.parse_header(head)
         column = _Column("measure", head, means=dict(parsed.fields), unit=parsed.unit)
         if not parsed.fields and parsed.unit is None:
-            column.open = True
+            column.open = column.unknown = True
             self.out.ask(Question("columns", head, where, "{field: <row field>} or {fields: {...}, unit: ...}"))
             return column
         for word in parsed.unknown:
@@ -168,7 +170,7 @@ class Interpreter:
                     elif not self._word(word, row, where):
                         ok = False
             elif column.kind == "env":
-                row.update(grammar.env_fields(text, row.get("framework")))
+                row.update(grammar.env_fields(text))
             elif text in column.values:
                 row[column.target] = column.values[text]
             elif column.target in _INT_FIELDS and not text.isdigit():
@@ -184,6 +186,7 @@ class Interpreter:
         base = {**self.mapping.defaults, **facts, **self.mapping.tables.get(table.name, {})}
         unit = base.pop("unit", None)
         columns = [self.column(table, col, head) for col, head in enumerate(table.header)]
+        self.headers = table.header
         measures = [i for i, c in enumerate(columns) if c.kind == "measure"]
         for i in measures:
             columns[i].unit = columns[i].unit or unit
@@ -223,7 +226,7 @@ class Interpreter:
             if answer.get("value") is not None:
                 return grammar.Cell("value", raw, float(answer["value"]))
         cell = grammar.parse_cell(raw)
-        if cell.kind == "unknown" and not column.open:  # an open column is asked about once, not per cell
+        if cell.kind == "unknown" and not column.unknown:  # an unknown column is asked about once, not per cell
             where = f"{table.name} line {line} column {column.head!r}"
             hint = "{value: N} or {status: oom|error|segfault}"
             self.out.ask(Question("cells", f"{column.head}: {text}", where, hint))
@@ -236,6 +239,9 @@ class Interpreter:
         if cell.kind == "unknown" or column.open or row is None:
             return "unanswered"
         flat = {**base, **column.means, **row}
+        framework = fields.normalise("framework", flat.get("framework"))
+        for key in [k for k in flat if k.startswith("other.") and fields.FRAMEWORKS.get(k[6:]) == framework]:
+            flat.setdefault("framework_version", flat.pop(key))  # 'mindspore=1.7' on a MindSpore record
         missing = [n for n in ("model", "framework") if not flat.get(n)]
         for name in missing:
             hint = f"the {name} of every table (or under tables: per table)"
@@ -294,7 +300,8 @@ class Interpreter:
             else:
                 base = values[base_col].value
                 recomputed = (cell.value / base - 1) * 100 if base else float("nan")
-                notes.append(f"{here} column {column.head!r}: stated {cell.delta:+g}% vs column {base_col + 1}")
+                against = self.headers[base_col]
+                notes.append(f"{here} column {column.head!r}: stated {cell.delta:+g}% vs {against!r} ({base:g})")
                 if not abs(recomputed - cell.delta) <= 1.0:
                     self.problem(line, f"{here} column {column.head!r}: stated delta {cell.delta:+g}% but "
                                  f"{cell.value:g} vs {base:g} is {recomputed:+.1f}%")  # fmt: skip
