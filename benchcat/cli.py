@@ -44,10 +44,13 @@ def collect(
     wait: Annotated[float, typer.Option(help="Seconds to wait for another writer's lock.")] = 0,
     max_mb: Annotated[int, typer.Option(help="Larger files are reported, not read.")] = 64,
     dry_run: Annotated[bool, typer.Option(help="Report what would change; write nothing.")] = False,
+    formats: Annotated[
+        list[Path] | None, typer.Option("--format", help="A user format spec (YAML); repeatable.")
+    ] = None,
 ) -> None:
     """Parse every log under ROOT into the catalog and print a summary.
 
-    Example: catalog collect logs/ --strict
+    Example: catalog collect logs/ --strict --format examples/formats/lab-a100.yaml
     """
     from .collect import collect as run_collect
     from .progress import bar
@@ -63,8 +66,9 @@ def collect(
                 wait=wait,
                 dry_run=dry_run,
                 progress=progress,
+                formats=formats,
             )
-    except (store.CatalogError, FileNotFoundError, KeyError) as exc:
+    except (store.CatalogError, FileNotFoundError, KeyError, ValueError) as exc:
         fail(str(exc).strip('"'))
     for line in query.summary_lines(report):
         out.print(line)
@@ -188,3 +192,6 @@ def _load(catalog: Path) -> store.Catalog:
 
 def main() -> None:  # console script entry point
     app()
+
+
+from . import cli_import  # noqa: E402, F401  (registers `catalog import`)

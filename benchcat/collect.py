@@ -22,9 +22,7 @@ import collectors
 from collectors.base import FileContext, Problem
 
 from . import store
-from .aggregate import tidy
-from .merge import build_records, merge_into
-from .schema import id_from_identity, identity_json
+from .merge import build_records, merge_into, observation_dict
 
 HEAD_CHARS = 256 * 1024
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -128,8 +126,13 @@ def decode(data: bytes, path: str) -> tuple[str, list[Problem]]:
     return text, problems
 
 
-def read_file(root: str, rel: str, size: int, mtime_ns: int, max_bytes: int, only: str | None) -> Outcome:
-    """Read, hash, detect and parse one file. Never raises: trouble becomes a problem."""
+def read_file(
+    root: str, rel: str, size: int, mtime_ns: int, max_bytes: int, only: str | None, extra: tuple = ()
+) -> Outcome:
+    """Read, hash, detect and parse one file. Never raises: trouble becomes a problem.
+
+    ``extra`` collectors (from user format specs) are tried before the registered ones.
+    """
     out = Outcome(rel, size, mtime_ns)
     full = os.path.join(root, rel)
     if size > max_bytes:
@@ -159,7 +162,9 @@ def read_file(root: str, rel: str, size: int, mtime_ns: int, max_bytes: int, onl
     text, problems = decode(data, rel)
     out.problems.extend(p.to_dict() for p in problems)
     try:
-        collector = collectors.get_collector(only) if only else collectors.detect(text[:HEAD_CHARS], rel)
+        head = text[:HEAD_CHARS]
+        collector = next((c for c in extra if c.detect(head, rel)), None) if extra else None
+        collector = collector or (collectors.get_collector(only) if only else collectors.detect(head, rel))
     except Exception as exc:  # noqa: BLE001 - a broken detect() must not stop the collect
         out.problems.append(Problem(rel, None, f"format detection failed: {type(exc).__name__}: {exc}").to_dict())
         out.skipped = True
@@ -192,26 +197,13 @@ def read_file(root: str, rel: str, size: int, mtime_ns: int, max_bytes: int, onl
         )
         return out
     out.problems.extend(p.to_dict() for p in result.problems)
-    for obs in result.observations:
-        run = obs.run.model_dump()
-        run["values"] = {name: tidy(v) for name, v in run["values"].items()}
-        ident = identity_json(obs.benchmark, obs.config, obs.system, obs.software)
-        out.observations.append(
-            {
-                "id": id_from_identity(ident, obs.benchmark.model, obs.config.framework, obs.config.topology),
-                "ident": ident,
-                "run": run,
-                "notes": list(obs.notes),
-                "headline": obs.headline,
-                "score_rules": dict(obs.score_rules),
-            }
-        )
+    out.observations.extend(observation_dict(obs) for obs in result.observations)
     return out
 
 
 def _read_batch(args: tuple) -> list[Outcome]:
-    root, items, max_bytes, only = args
-    return [read_file(root, rel, size, mtime, max_bytes, only) for rel, size, mtime in items]
+    root, items, max_bytes, only, extra = args
+    return [read_file(root, rel, size, mtime, max_bytes, only, extra) for rel, size, mtime in items]
 
 
 def _cache_path(catalog_dir: Path) -> Path:
@@ -282,6 +274,7 @@ def gather(
     max_bytes: int = DEFAULT_MAX_BYTES,
     only: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    extra: tuple = (),
 ) -> tuple[list[Outcome], list[Problem], int]:
     """Outcomes for every file under root (cached ones reused), walk problems, cache hits."""
     if root.is_file():
@@ -307,7 +300,7 @@ def gather(
     volume = sum(size for _, size, _ in todo)
     if jobs > 1 and len(todo) > 64 and volume > 8 * 1024 * 1024:
         chunk = max(16, len(todo) // (jobs * 8))
-        batches = [(base, todo[i : i + chunk], max_bytes, only) for i in range(0, len(todo), chunk)]
+        batches = [(base, todo[i : i + chunk], max_bytes, only, extra) for i in range(0, len(todo), chunk)]
         with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork")) as pool:
             done = hits
             for result in pool.map(_read_batch, batches):
@@ -317,7 +310,7 @@ def gather(
                     progress(done, total)
     else:
         for i, item in enumerate(todo):
-            outcomes.extend(_read_batch((base, [item], max_bytes, only)))
+            outcomes.extend(_read_batch((base, [item], max_bytes, only, extra)))
             if progress and (i % 50 == 0 or i == len(todo) - 1):
                 progress(hits + i + 1, total)
     outcomes.sort(key=lambda o: o.path)
@@ -334,11 +327,13 @@ def collect(
     wait: float = 0,
     dry_run: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    formats: list | None = None,
 ) -> Report:
     """Collect every log under ``root`` into the catalog at ``catalog_dir``.
 
     Runs previously collected from the same root are replaced by what the root holds now,
     so a log that was removed takes its runs with it; runs from other roots stay.
+    ``formats`` (spec files) and the catalog's ``settings.formats`` add user-declared formats.
     """
     root_path = Path(root)
     catalog_path = Path(catalog_dir)
@@ -349,10 +344,15 @@ def collect(
     held = store.acquire(catalog_path, wait)
     try:
         store.recover(catalog_path)
-        cache_key = f"{label}|{only or ''}"
+        from .formats import from_settings, load_collectors
+
+        settings = store.read_settings(catalog_path)
+        extra = tuple(load_collectors(formats or []) + from_settings(settings, catalog_path))
+        cache_key = f"{label}|{only or ''}" + "".join(f"|{c.name}={c.digest}" for c in extra)
         cache = _load_cache(catalog_path, cache_key)
         outcomes, walk_problems, report.cached = gather(
-            root_path, cache=cache.get("files"), jobs=jobs, max_bytes=max_bytes, only=only, progress=progress
+            root_path, cache=cache.get("files"), jobs=jobs, max_bytes=max_bytes, only=only, progress=progress,
+            extra=extra,
         )
         report.problems.extend(walk_problems)
         used_sidecars = {side for o in outcomes for side in o.sidecars}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from .aggregate import summarize_runs
-from .schema import Record, Run
+from .aggregate import summarize_runs, tidy
+from .schema import Record, Run, id_from_identity, identity_json
 
 
 def natural(text: str) -> tuple:
@@ -17,6 +17,21 @@ def natural(text: str) -> tuple:
 def _run_key(run: dict) -> tuple:
     src = run["source"]
     return (src["root"], natural(str(run["run_id"])), src["path"])
+
+
+def observation_dict(obs) -> dict:
+    """A collector's Observation as the plain dict that travels between processes and caches."""
+    run = obs.run.model_dump()
+    run["values"] = {name: tidy(v) for name, v in run["values"].items()}
+    ident = identity_json(obs.benchmark, obs.config, obs.system, obs.software)
+    return {
+        "id": id_from_identity(ident, obs.benchmark.model, obs.config.framework, obs.config.topology),
+        "ident": ident,
+        "run": run,
+        "notes": list(obs.notes),
+        "headline": obs.headline,
+        "score_rules": dict(obs.score_rules),
+    }
 
 
 def build_records(observations: list[dict]) -> dict[str, Record]:

@@ -154,6 +154,15 @@ def load(path: str | os.PathLike, *, use_cache: bool = True) -> Catalog:
     return cat
 
 
+def read_settings(path: str | os.PathLike) -> dict:
+    """Only the settings of catalog.yaml (user formats, ...), without loading any record."""
+    head = Path(path) / CATALOG_FILE
+    if not head.exists():
+        return {}
+    doc, _ = _read_yaml(head, CATALOG_FILE, [])
+    return doc.get("settings") or {}
+
+
 def _write_atomic(target: Path, data: bytes) -> None:
     """Best effort for caches: they only speed things up."""
     try:

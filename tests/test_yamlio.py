@@ -2,7 +2,7 @@ import math
 
 import pytest
 import yaml
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchcat import yamlio
@@ -21,6 +21,7 @@ docs = st.recursive(
 )
 
 
+@settings(deadline=None)  # behaviour, not speed: no per-example time limit on a busy machine
 @given(st.dictionaries(st.text(max_size=10), docs, min_size=1, max_size=5))
 def test_round_trip_through_the_safe_loader(doc):
     assert yamlio.loads(yamlio.dumps(doc)) == doc

@@ -19,7 +19,7 @@ def test_fixture_tree_matches_golden(fmt, tmp_path, update_golden):
     assert text == golden.read_text()
 
 
-MIXED = {"dlperf"}  # the core pipeline's mixed DLPerf tree, checked by tests/test_collect.py
+MIXED = {"dlperf", "formats", "tables"}  # mixed trees with their own tests (test_collect, test_formats, test_tables)
 
 
 def test_every_fixture_folder_has_an_expected_collector():
