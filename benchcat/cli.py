@@ -186,3 +186,6 @@ def _load(catalog: Path) -> store.Catalog:
 
 def main() -> None:  # console script entry point
     app()
+
+
+from . import cli_site  # noqa: E402, F401  (registers the site commands: render, init)
