@@ -37,6 +37,14 @@ def to_json(fig: go.Figure) -> str:
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
+# Legend under the plot, below the axis title; the figure grows with its series instead of scrolling.
+LEGEND = {"orientation": "h", "yanchor": "top", "y": -0.25, "xanchor": "left", "x": 0}
+
+
+def _height(series: int) -> int:
+    return 380 + 22 * series
+
+
 def _num(x) -> float | None:
     return x if isinstance(x, float | int) and not isinstance(x, Undefined) else None
 
@@ -53,7 +61,8 @@ def throughput_bars(section: Section) -> go.Figure:
         title={"text": f"{section.model} {section.precision}: throughput"},
         xaxis={"title": {"text": "devices (nodes x devices per node)"}, "type": "category"},
         yaxis={"title": {"text": section.unit or "value"}},
-        legend={"orientation": "h"},
+        legend=LEGEND,
+        height=_height(len(traces)),
     )
     return go.Figure(data=traces, layout=layout)
 
@@ -68,13 +77,14 @@ def speedup_lines(section: Section) -> go.Figure:
     ]
     for s in section.series:
         pts = [(p.devices, _num(p.speedup)) for p in s.points if _num(p.speedup) is not None]
-        if pts:
+        if len(pts) > 1:  # a lone 1-device point says nothing about scaling
             traces.append(go.Scatter(name=s.label, x=[d for d, _ in pts], y=[v for _, v in pts], mode="lines+markers"))
     layout = go.Layout(
         title={"text": f"{section.model} {section.precision}: speedup over 1 device"},
         xaxis={"title": {"text": "devices"}, "type": "log", "tickvals": devices},
         yaxis={"title": {"text": "speedup (x)"}, "type": "log"},
-        legend={"orientation": "h"},
+        legend=LEGEND,
+        height=_height(len(traces)),
     )
     return go.Figure(data=traces, layout=layout)
 
