@@ -117,3 +117,32 @@ def geomean(ratios: list[float]) -> float | Undefined:
     if not good:
         return Undefined("no comparable pairs")
     return math.exp(statistics.fmean(math.log(r) for r in good))
+
+
+def ratio(value: float | None, baseline: float | None, direction: str = "higher") -> float | Undefined:
+    """How many times better value is than baseline (>1 is better), in the metric's direction."""
+    if direction == "higher":
+        return speedup(value, baseline)
+    inverse = speedup(baseline, value)
+    if isinstance(inverse, Undefined):
+        return Undefined("no value" if _usable(baseline) else inverse.reason)
+    return inverse
+
+
+def spreads_overlap(a: tuple[float | None, float | None], b: tuple[float | None, float | None]) -> bool:
+    """Whether two runs' [min, max] ranges overlap: a difference that is within run-to-run noise.
+
+    A side without numbers overlaps nothing; a single run is the range [value, value].
+    """
+    if None in a or None in b:
+        return False
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+def per_unit(value: float | None, cost_per_device: float | None, devices: int) -> float | Undefined:
+    """Throughput per unit of cost (dollar, watt) spent on ``devices`` devices."""
+    if not _usable(cost_per_device):
+        return Undefined("no cost given" if cost_per_device is None else "cost not positive")
+    if value is None or not math.isfinite(value):
+        return Undefined("no value")
+    return value / (cost_per_device * devices)

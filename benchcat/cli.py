@@ -194,4 +194,5 @@ def main() -> None:  # console script entry point
     app()
 
 
-from . import cli_import  # noqa: E402, F401  (registers `catalog import`)
+# Sub-command modules register themselves on `app` (catalog import; catalog render / init).
+from . import cli_import, cli_site  # noqa: E402, F401

@@ -24,3 +24,11 @@ def pytest_addoption(parser):
 @pytest.fixture
 def update_golden(request):
     return request.config.getoption("--update-golden")
+
+
+@pytest.fixture
+def fixture_site(tmp_path):
+    """A scaffolded site holding the fixture catalog of tests/sitekit.py (not yet rendered)."""
+    import sitekit
+
+    return sitekit.build_site(tmp_path / "site")

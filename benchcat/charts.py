@@ -1,0 +1,102 @@
+"""Chart figures (plotly) embedded in pages as inert JSON; site_src/assets/charts.js draws them.
+
+Figures carry data and structure only: colours, fonts and backgrounds are left to charts.js,
+which follows the site's light/dark palette.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import plotly
+import plotly.graph_objects as go
+
+from .aggregate import Undefined
+from .scaling import Section
+
+PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+
+
+def copy_plotly(assets: Path) -> Path:
+    """Put the installed plotly package's plotly.min.js into the site's assets (never a CDN)."""
+    target = assets / "plotly.min.js"
+    if not target.exists() or target.stat().st_size != PLOTLY_JS.stat().st_size:
+        assets.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(PLOTLY_JS, target)
+    return target
+
+
+def to_json(fig: go.Figure) -> str:
+    """Deterministic, script-safe JSON of a figure (no template: charts.js styles it)."""
+    doc = fig.to_plotly_json()
+    doc["layout"].pop("template", None)
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    # Inside <script type="application/json"> only '</' could end the element; escape all markup.
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+# Legend under the plot, below the axis title; the figure grows with its series instead of scrolling.
+LEGEND = {"orientation": "h", "yanchor": "top", "y": -0.25, "xanchor": "left", "x": 0}
+
+
+def _height(series: int) -> int:
+    return 380 + 22 * series
+
+
+def _num(x) -> float | None:
+    return x if isinstance(x, float | int) and not isinstance(x, Undefined) else None
+
+
+def throughput_bars(section: Section) -> go.Figure:
+    """Grouped bars: throughput per topology, one bar group per series."""
+    topo = [t for t, _ in section.topologies]
+    traces = []
+    for s in section.series:
+        values = {p.topology: p.fact["value"] if p.fact["status"] == "ok" else None for p in s.points}
+        traces.append(go.Bar(name=s.label, x=topo, y=[values.get(t) for t in topo]))
+    layout = go.Layout(
+        barmode="group",
+        title={"text": f"{section.model} {section.precision}: throughput"},
+        xaxis={"title": {"text": "devices (nodes x devices per node)"}, "type": "category"},
+        yaxis={"title": {"text": section.unit or "value"}},
+        legend=LEGEND,
+        height=_height(len(traces)),
+    )
+    return go.Figure(data=traces, layout=layout)
+
+
+def speedup_lines(section: Section) -> go.Figure:
+    """Speedup over one device against device count, with the dashed ideal (linear) line."""
+    devices = sorted({d for _, d in section.topologies})
+    traces = [
+        go.Scatter(
+            name="ideal", x=devices, y=devices, mode="lines", line={"dash": "dash"}, hoverinfo="skip"
+        )
+    ]
+    for s in section.series:
+        pts = [(p.devices, _num(p.speedup)) for p in s.points if _num(p.speedup) is not None]
+        if len(pts) > 1:  # a lone 1-device point says nothing about scaling
+            traces.append(go.Scatter(name=s.label, x=[d for d, _ in pts], y=[v for _, v in pts], mode="lines+markers"))
+    layout = go.Layout(
+        title={"text": f"{section.model} {section.precision}: speedup over 1 device"},
+        xaxis={"title": {"text": "devices"}, "type": "log", "tickvals": devices},
+        yaxis={"title": {"text": "speedup (x)"}, "type": "log"},
+        legend=LEGEND,
+        height=_height(len(traces)),
+    )
+    return go.Figure(data=traces, layout=layout)
+
+
+def ratio_bars(labels: list[str], ratios: list[float], title: str) -> go.Figure:
+    """Horizontal bars of B/A ratios per matched configuration, with the parity line at 1."""
+    layout = go.Layout(
+        title={"text": title},
+        xaxis={"title": {"text": "ratio (B / A, >1: B better)"}, "type": "log"},
+        yaxis={"automargin": True, "type": "category"},
+        shapes=[{"type": "line", "x0": 1, "x1": 1, "xref": "x", "y0": 0, "y1": 1, "yref": "paper",
+                 "line": {"dash": "dash"}}],
+        height=max(260, 22 * len(labels) + 120),
+    )  # fmt: skip
+    return go.Figure(data=[go.Bar(x=ratios, y=labels, orientation="h", name="B / A")], layout=layout)

@@ -1,0 +1,247 @@
+"""Catalog + report specs + templates -> the generated markdown pages of the site.
+
+``render(settings)`` is pure apart from reading its inputs: it returns every generated file by
+path. ``write`` puts them under site_src/generated/, touching only files whose bytes change (so
+``mkdocs serve`` does not loop) and removing files no longer generated. The same catalog renders
+byte-identical pages: everything is sorted and nothing carries a timestamp.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
+
+from . import charts, compare, overview, query, scaling, store, vendor, yamlio
+from .aggregate import Undefined
+from .facts import facts
+from .redact import Redactor
+from .schema import slug
+from .spec import load_specs
+
+SETTINGS_FILE = "benchcat.yml"
+PACKAGE_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+# Characters that are markup in HTML or active in Markdown (tables, emphasis, links, code, raw HTML).
+_ENTITIES = {c: f"&#{ord(c)};" for c in "\\`*_{}[]<>#|!~^&\"'"}
+_ENTITIES.update({"\n": " ", "\r": " ", "\t": " "})
+
+
+@dataclass
+class Settings:
+    """Where a site's inputs and outputs are, read from benchcat.yml beside mkdocs.yml."""
+
+    root: Path
+    catalog: Path
+    reports: Path
+    systems: Path
+    templates: Path
+    output: Path
+    assets: Path
+    cv_threshold: float = 0.05
+    redact: Redactor = field(default_factory=Redactor)
+
+    @classmethod
+    def load(cls, root: str | os.PathLike = ".") -> Settings:
+        root = Path(root).resolve()
+        path = root / SETTINGS_FILE
+        doc = (yamlio.loads(path.read_bytes()) or {}) if path.exists() else {}
+        known = {"catalog", "reports", "systems", "templates", "output", "assets", "cv_threshold", "redact"}
+        unknown = sorted(set(doc) - known)
+        if unknown:
+            raise ValueError(f"{path}: unknown key(s) {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
+        return cls(
+            root=root,
+            catalog=root / doc.get("catalog", "catalog"),
+            reports=root / doc.get("reports", "reports"),
+            systems=root / doc.get("systems", "systems.yaml"),
+            templates=root / doc.get("templates", "templates"),
+            output=root / doc.get("output", "site_src/generated"),
+            assets=root / doc.get("assets", "site_src/assets"),
+            cv_threshold=float(doc.get("cv_threshold", 0.05)),
+            redact=Redactor.from_settings(doc.get("redact")),
+        )
+
+
+def md(value) -> Markup:
+    """Text made inert in Markdown and HTML: markup characters become numeric entities."""
+    if isinstance(value, Markup):
+        return value
+    text = "" if value is None else str(value)
+    return Markup("".join(_ENTITIES.get(c, c) for c in text))  # noqa: S704 (every markup char is an entity now)
+
+
+def mdpre(value) -> Markup:
+    """Multi-line text for a one-line <pre> block: each line escaped, newlines as entities."""
+    return Markup("&#10;".join(md(line) for line in str(value or "").splitlines()))  # noqa: S704 (lines escaped)
+
+
+def num(value) -> str:
+    if value is None or isinstance(value, Undefined) or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    a = abs(value)
+    if a >= 1000:
+        return f"{value:,.0f}"
+    if a >= 100:
+        return f"{value:.1f}"
+    if a >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3g}"
+
+
+def pct(value, signed: bool = True) -> str:
+    if value is None or isinstance(value, Undefined):
+        return "–"
+    return f"{value:+.1f}%" if signed else f"{value:.1f}%"
+
+
+def environment(settings: Settings) -> Environment:
+    """Jinja2 with autoescape; the site's templates/ folder overrides the packaged templates."""
+    loaders = [FileSystemLoader(str(settings.templates))] if settings.templates.is_dir() else []
+    loaders.append(FileSystemLoader(str(PACKAGE_TEMPLATES)))
+    env = Environment(
+        loader=ChoiceLoader(loaders),
+        autoescape=True,
+        finalize=md,  # every {{ value }} is escaped for Markdown too, not only for HTML
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(md=md, mdpre=mdpre, num=num, pct=pct, slug=slug)
+    env.globals.update(
+        undefined=lambda v: isinstance(v, Undefined),
+        anchor=overview.anchor,
+        pct=pct,
+        key_text=vendor.config_label,
+    )
+    return env
+
+
+def _json(data) -> bytes:
+    return (json.dumps(data, sort_keys=True, indent=1, default=str, allow_nan=False) + "\n").encode()
+
+
+def _frame_files(name: str, frame) -> dict[str, bytes]:
+    frame = frame.astype(object).where(frame.notna(), None)
+    return {
+        f"downloads/{name}.csv": frame.to_csv(index=False, lineterminator="\n").encode(),
+        f"downloads/{name}.json": _json(frame.to_dict("records")),
+    }
+
+
+def render(settings: Settings) -> dict[str, bytes]:
+    """Every generated file (path relative to the output folder -> bytes)."""
+    cat = store.load(settings.catalog)
+    red = settings.redact
+    records = [red.record(cat.records[rid]) for rid in sorted(cat.records)]
+    by_id = {r.id: r for r in records}
+    history = red.deep(cat.history)
+    systems_doc = yamlio.loads(settings.systems.read_bytes()) if settings.systems.exists() else None
+    systems = (systems_doc or {}).get("systems") or {}
+    specs = load_specs(settings.reports)
+    frame = facts(records)
+    env = environment(settings)
+    files: dict[str, bytes] = {}
+    tables: list[tuple[str, str]] = []  # (download name, title)
+
+    def page(path: str, template: str, **context) -> None:
+        depth = path.count("/")
+        base = "generated/" if path == "_home.md" else "../" * depth
+        text = env.get_template(template).render(base=base, revision=cat.revision, **context)
+        files[path] = text.encode()
+
+    comparisons, vendors = [], []
+    for spec in specs:
+        if spec.kind == "comparison":
+            table = compare.build(spec, facts(records, spec.metric) if spec.metric else frame, settings.cv_threshold)
+            comparisons.append(table)
+            files.update(_frame_files(f"comparison-{spec.slug}", compare.to_frame(table)))
+            tables.append((f"comparison-{spec.slug}", spec.title))
+            page(f"comparisons/{spec.slug}.md", "comparison.md.j2", table=table)
+        else:
+            ev = vendor.evaluate(spec, facts(records, spec.metric) if spec.metric else frame, systems)
+            vendors.append(ev)
+            files.update(_frame_files(f"vendor-{spec.slug}", vendor.to_frame(ev)))
+            tables.append((f"vendor-{spec.slug}", spec.title))
+            labels = [vendor.config_label(p.key) for p in ev.pairs]
+            ratios = [(lab, p.ratio) for lab, p in zip(labels, ev.pairs, strict=True) if isinstance(p.ratio, float)]
+            chart = charts.to_json(charts.ratio_bars([r[0] for r in ratios], [r[1] for r in ratios], spec.title))
+            page(f"vendors/{spec.slug}.md", "vendor.md.j2", ev=ev, labels=labels, chart_json=chart if ratios else None)
+    page("comparisons/index.md", "comparisons.md.j2", tables=comparisons)
+    page("vendors/index.md", "vendors.md.j2", evaluations=vendors)
+
+    models = sorted(set(frame["model"])) if not frame.empty else []
+    scaling_pages = []
+    for model in models:
+        secs = scaling.sections(frame, model)
+        figs = [(s, charts.to_json(charts.throughput_bars(s)), charts.to_json(charts.speedup_lines(s))) for s in secs]
+        name = f"scaling-{slug(model)}"
+        files.update(_frame_files(name, scaling.to_frame(secs)))
+        tables.append((name, f"Scaling of {model}"))
+        scaling_pages.append((model, slug(model), len(secs)))
+        page(f"scaling/{slug(model)}.md", "scaling.md.j2", model=model, sections=figs)
+    page("scaling/index.md", "scaling_index.md.j2", models=scaling_pages)
+
+    cov_columns, cov_rows = overview.coverage(frame)
+    files.update(_frame_files("coverage", overview.coverage_frame(cov_columns, cov_rows)))
+    tables.append(("coverage", "Coverage matrix"))
+    page("coverage.md", "coverage.md.j2", columns=cov_columns, rows=cov_rows)
+    page("environments.md", "environments.md.j2", envs=overview.environments(records))
+    page("failures.md", "failures.md.j2", models=overview.failures(records))
+    revisions = overview.changes(history, by_id)
+    page("changes.md", "changes.md.j2", revisions=revisions)
+
+    files["downloads/catalog.json"] = _json([query.flat(r) for r in records])
+    files["downloads/catalog.csv"] = query.to_csv(records).encode()
+    files["downloads/history.json"] = _json(history)
+    page("downloads.md", "downloads.md.j2", tables=sorted(tables))
+    page(
+        "_home.md",
+        "home.md.j2",
+        counts=overview.counts(records, frame),
+        latest=revisions[:3],
+        comparisons=comparisons,
+        evaluations=vendors,
+        scaling=scaling_pages,
+    )
+    return dict(sorted(files.items()))
+
+
+def write(output: Path, files: dict[str, bytes]) -> list[str]:
+    """Write files under ``output``; only changed bytes are written; stale files are removed."""
+    changed = []
+    output.mkdir(parents=True, exist_ok=True)
+    for rel, data in files.items():
+        target = output / rel
+        try:
+            if target.read_bytes() == data:
+                continue
+        except OSError:
+            pass
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, target)
+        changed.append(rel)
+    for path in sorted(output.rglob("*"), reverse=True):
+        rel = path.relative_to(output).as_posix()
+        if path.is_file() and rel not in files:
+            path.unlink()
+            changed.append(rel)
+        elif path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
+    return sorted(changed)
+
+
+def render_site(root: str | os.PathLike = ".") -> tuple[Settings, list[str]]:
+    """Render the site at ``root`` (the folder of mkdocs.yml): pages, downloads and plotly.min.js."""
+    settings = Settings.load(root)
+    files = render(settings)
+    changed = write(settings.output, files)
+    charts.copy_plotly(settings.assets)
+    return settings, changed

@@ -1,0 +1,92 @@
+"""Scaling: throughput against device count, speedup over one device, efficiency (pure)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .aggregate import Undefined, efficiency, speedup
+from .facts import best, group, sort_key
+
+# A series is one line on the speedup chart: everything but the device count held fixed.
+SERIES = ["system", "framework", "batch_size", "seq_len", "grad_accum", "compile_mode", "flags"]
+
+
+@dataclass
+class Point:
+    topology: str
+    devices: int
+    fact: dict
+    speedup: float | Undefined
+    efficiency: float | Undefined
+
+
+@dataclass
+class Series:
+    label: str
+    points: list[Point] = field(default_factory=list)
+
+
+@dataclass
+class Section:
+    """One model + precision: its series and the topologies seen."""
+
+    model: str
+    precision: str
+    unit: str
+    topologies: list[tuple[str, int]]
+    series: list[Series]
+
+
+def series_label(values: dict) -> str:
+    parts = [values["system"], values["framework"]]
+    if values.get("batch_size") is not None:
+        parts.append(f"bs {values['batch_size']}")
+    if values.get("seq_len") is not None:
+        parts.append(f"seq {values['seq_len']}")
+    if values.get("grad_accum", 1) != 1:
+        parts.append(f"accum {values['grad_accum']}")
+    parts += [str(values[k]) for k in ("compile_mode", "flags") if values.get(k)]
+    return " · ".join(str(p) for p in parts)
+
+
+def sections(frame: pd.DataFrame, model: str) -> list[Section]:
+    """Per precision of ``model``: every series with its points, speedups against its 1-device point."""
+    frame = frame[frame["model"] == model] if not frame.empty else frame
+    out = []
+    for (precision,), rows in sorted(group(frame, ["precision"]).items(), key=lambda kv: sort_key(kv[0][0])):
+        topologies = sorted({(r["topology"], r["devices"]) for r in rows}, key=lambda t: (t[1], t[0]))
+        units = sorted({r["unit"] for r in rows if r["unit"]})
+        by_series = group(pd.DataFrame(rows, dtype=object), SERIES)
+        series = []
+        for key in sorted(by_series, key=lambda k: tuple(map(sort_key, k))):
+            points_by_topo = group(pd.DataFrame(by_series[key], dtype=object), ["topology"])
+            chosen = {t: best(points_by_topo[(t,)]) for t, _ in topologies if (t,) in points_by_topo}
+            ones = [f for f in chosen.values() if f["devices"] == 1 and f["status"] == "ok"]
+            base = ones[0]["value"] if ones else None
+            s = Series(series_label(dict(zip(SERIES, key, strict=True))))
+            for topo, devices in topologies:
+                f = chosen.get(topo)
+                if f is None:
+                    continue
+                value = f["value"] if f["status"] == "ok" else None
+                s.points.append(Point(topo, devices, f, speedup(value, base), efficiency(value, base, devices)))
+            series.append(s)
+        out.append(Section(model, str(precision), ", ".join(units), topologies, series))
+    return out
+
+
+def to_frame(secs: list[Section]) -> pd.DataFrame:
+    lines = []
+    for sec in secs:
+        for s in sec.series:
+            for p in s.points:
+                lines.append({
+                    "model": sec.model, "precision": sec.precision, "series": s.label, "topology": p.topology,
+                    "devices": p.devices, "status": p.fact["status"], "value": p.fact["value"],
+                    "speedup": p.speedup if isinstance(p.speedup, float) else None,
+                    "efficiency": p.efficiency if isinstance(p.efficiency, float) else None,
+                    "record": p.fact["id"],
+                })  # fmt: skip
+    return pd.DataFrame(lines)
