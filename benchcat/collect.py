@@ -372,14 +372,7 @@ def collect(
             report.unchanged, report.revision = cache["records"], cache["revision"]
         else:
             cat = store.load(catalog_path)
-            changes = merge_into(cat, build_records(observations), label)
-            report.added, report.changed, report.removed = changes.added, changes.changed, changes.removed
-            report.unchanged = changes.unchanged
-            if (report.added or report.changed or report.removed) and not dry_run:
-                cat.revision += 1
-                cat.history.append(history_entry(cat, label, report, changes))
-                report.written = store.save(cat)
-            report.revision = cat.revision
+            apply(cat, observations, label, report, dry_run)
             if not dry_run:
                 entry = {
                     "files": {o.path: o.__dict__ for o in outcomes},
@@ -392,6 +385,21 @@ def collect(
         held.release()
     report.problems.sort(key=lambda p: (p.path, p.line or 0, p.message))
     return report
+
+
+def apply(cat, observations: list[dict], label: str, report, dry_run: bool) -> None:
+    """Replace the runs from ``label`` by ``observations``; fill the report's changes; save if any.
+
+    ``report`` is any object with added/changed/removed/unchanged/revision/written (collect, import).
+    """
+    changes = merge_into(cat, build_records(observations), label)
+    report.added, report.changed, report.removed = changes.added, changes.changed, changes.removed
+    report.unchanged = changes.unchanged
+    if (report.added or report.changed or report.removed) and not dry_run:
+        cat.revision += 1
+        cat.history.append(history_entry(cat, label, report, changes))
+        report.written = store.save(cat)
+    report.revision = cat.revision
 
 
 def history_entry(cat, label: str, report: Report, changes) -> dict:

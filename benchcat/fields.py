@@ -42,6 +42,7 @@ FRAMEWORKS = {
     "tf": "tensorflow",
     "tf2": "tensorflow",
     "mindspore": "mindspore",
+    "ms": "mindspore",
     "mxnet": "mxnet",
     "pytorch": "pytorch",
     "torch": "pytorch",

@@ -12,23 +12,11 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from benchcat.fields import FRAMEWORKS
 from benchcat.schema import Benchmark, Config, Run
 
 from .base import FileContext, Observation, ParseResult, excerpt, failure_in
 
-FRAMEWORKS = {
-    "tensorflow": "tensorflow",
-    "tf": "tensorflow",
-    "tf2": "tensorflow",
-    "mindspore": "mindspore",
-    "ms": "mindspore",
-    "mxnet": "mxnet",
-    "pytorch": "pytorch",
-    "torch": "pytorch",
-    "paddle": "paddlepaddle",
-    "paddlepaddle": "paddlepaddle",
-    "oneflow": "oneflow",
-}
 PRECISIONS = ("fp32", "fp16", "bf16", "amp", "tf32")
 _TOPOLOGY = re.compile(r"(\d+)n(\d+)g")
 _BZ = re.compile(r"bz(\d+)")

@@ -192,3 +192,29 @@ def test_detect_uses_glob_exclude_pattern_and_head():
     assert not c.detect("speed 1\n", "a/tf_m_fp32/env.txt")
     assert not c.detect("hello\n", "a/tf_m_fp32/1.txt")
     assert not c.detect("speed 1\n", "a/tf_m_fp32/1.log")
+
+
+def test_missing_sidecar_and_missing_identity_are_problems():
+    spec = parse_spec({**GOOD, "sidecars": [{"path": "env.txt", "fields": {"GPU": "accelerator"}}]}, "s")
+    c = SpecCollector(spec)
+    assert c.sidecars("box/tf_m_fp32/1.txt") == ["box/tf_m_fp32/env.txt"]
+    result = c.parse("speed 3\n", FileContext("", "box/tf_m_fp32/1.txt", "0", {"box/tf_m_fp32/env.txt": None}))
+    assert [p.message for p in result.problems] == ["sidecar box/tf_m_fp32/env.txt not found; its fields stay unknown"]
+    assert result.observations[0].run.values == {"throughput": 3.0}
+    bare = SpecCollector(parse_spec({"name": "b", "path": "{model}/{run}.txt", "metrics": GOOD["metrics"]}, "s"))
+    result = bare.parse("speed 3\n", FileContext("", "m/1.txt", "0"))
+    assert result.observations == []
+    assert [(p.level, p.message) for p in result.problems] == [
+        ("error", "no framework: say it in the path, the log, or the static fields")
+    ]
+
+
+def test_parts_disambiguate_and_reject_groups(tmp_path):
+    spec = {"name": "p", "path": "{framework}-{model}-{precision}/{run}.log", "metrics": GOOD["metrics"]}
+    loose = SpecCollector(parse_spec(spec, "s")).parts("torch-bert-base-fp16/1.log")
+    assert loose["model"] == "bert"  # the shortest match: why 'parts' exists
+    strict = SpecCollector(parse_spec({**spec, "parts": {"precision": "fp16|fp32"}}, "s"))
+    assert strict.parts("torch-bert-base-fp16/1.log") == {"framework": "torch", "model": "bert-base",
+                                                          "precision": "fp16", "run": "1"}  # fmt: skip
+    with pytest.raises(SpecError, match=r"s: parts: precision: use \(\?:\.\.\.\) instead of capturing groups"):
+        parse_spec({**spec, "parts": {"precision": "(fp16|fp32)"}}, "s")

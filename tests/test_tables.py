@@ -238,3 +238,15 @@ def test_cli_import(tmp_path):
     assert "questions: 2 unanswered" in res.output and "MLU370: null" in res.output
     res = runner.invoke(app, ["import", str(tmp_path / "nope.md"), "--catalog", str(tmp_path / "c")])
     assert res.exit_code == 2 and "nope.md" in res.output
+
+
+def test_find_tables_blank_header_and_pasted_text_tables():
+    from benchcat.tables.interpret import _header_word
+    from benchcat.tables.markdown import find_tables
+
+    text = "intro\n\n| | |\n|---|---|\n|batch|V100, samples/s|\n|32|100|\n\n"
+    text += "node_num gpu_num samples/s\n1 1 5\n1 2 9\nend\n"
+    first, second = find_tables(text, _header_word)
+    assert (first.header, first.header_line, first.rows) == (["batch", "V100, samples/s"], 5, [(6, ["32", "100"])])
+    assert first.context == [(1, "intro")]
+    assert (second.shape, second.header, [n for n, _ in second.rows]) == ("text", ["node_num", "gpu_num", "samples/s"], [9, 10])  # noqa: E501

@@ -14,8 +14,8 @@ from pathlib import Path
 from collectors.base import Problem
 
 from .. import store, yamlio
-from ..collect import decode, history_entry, root_label
-from ..merge import build_records, merge_into, observation_dict
+from ..collect import apply, decode, root_label
+from ..merge import observation_dict
 from .interpret import BUCKETS, Account, Question, interpret
 from .mapping import load_mapping
 
@@ -65,14 +65,7 @@ def import_tables(
     try:
         store.recover(catalog_path)
         cat = store.load(catalog_path)
-        changes = merge_into(cat, build_records(observations), label)
-        report.added, report.changed, report.removed = changes.added, changes.changed, changes.removed
-        report.unchanged = changes.unchanged
-        if (report.added or report.changed or report.removed) and not dry_run:
-            cat.revision += 1
-            cat.history.append(history_entry(cat, label, report, changes))
-            report.written = store.save(cat)
-        report.revision = cat.revision
+        apply(cat, observations, label, report, dry_run)
     finally:
         held.release()
     report.problems.sort(key=lambda p: (p.line or 0, p.message))
