@@ -163,8 +163,7 @@ def read_file(
     out.problems.extend(p.to_dict() for p in problems)
     try:
         head = text[:HEAD_CHARS]
-        collector = next((c for c in extra if c.detect(head, rel)), None) if extra else None
-        collector = collector or (collectors.get_collector(only) if only else collectors.detect(head, rel))
+        collector = collectors.get_collector(only) if only else collectors.detect(head, rel, extra)
     except Exception as exc:  # noqa: BLE001 - a broken detect() must not stop the collect
         out.problems.append(Problem(rel, None, f"format detection failed: {type(exc).__name__}: {exc}").to_dict())
         out.skipped = True

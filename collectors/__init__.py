@@ -64,9 +64,12 @@ def fingerprint() -> str:
     return ",".join(f"{c.name}={c.version}" for c in sorted(all_collectors(), key=lambda c: c.name))
 
 
-def detect(head: str, path: str) -> Collector | None:
-    """The collector whose detect() accepts this file, or None when none does."""
-    for collector in all_collectors():
+def detect(head: str, path: str, extra: tuple[Collector, ...] = ()) -> Collector | None:
+    """The first collector, ``extra`` ones (user specs) first, whose detect() accepts the file."""
+    for collector in (*extra, *all_collectors()):
+        sigs = collector.signatures
+        if sigs and not any(sig in head for sig in sigs):
+            continue
         if collector.detect(head, path):
             return collector
     return None

@@ -3,8 +3,9 @@
 A collector module lives in ``collectors/<name>.py`` and defines one subclass of
 :class:`Collector` named in a module-level ``COLLECTOR``. It must set ``name`` (unique),
 ``version`` (bump when its output for the same log changes; it invalidates caches) and
-``description`` (one line naming the format it reads), optionally ``priority`` (lower is
-tried first; only catch-alls need it), and implement:
+``description`` (one line naming the format it reads), ``signatures`` (literal strings
+one of which every file of the format contains: the cheap pre-check before ``detect``),
+optionally ``priority`` (lower is tried first; only catch-alls need it), and implement:
 
 - ``detect(head, path)``: True when ``head`` (the first bytes of the file, decoded) is in
   its format. Detection is by content, never by file extension.
@@ -92,6 +93,10 @@ class Collector:
     description: str = ""
     # Detection tries collectors by (priority, name): a catch-all goes last with a high number.
     priority: int = 100
+    # Literal strings of which at least one occurs in every file of the format. detect() is only
+    # called when the head contains one, so a miss costs a C substring scan, not a regex pass.
+    # Empty: detect() is always called (catch-alls, user specs).
+    signatures: tuple[str, ...] = ()
 
     def sidecars(self, path: str) -> list[str]:
         """Paths (relative to the collected root) of extra files this log needs."""

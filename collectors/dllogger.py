@@ -37,6 +37,7 @@ class DlloggerCollector(Collector):
     description = (
         "NVIDIA DLLogger stdout (DLL ...) and JSON (DLLL {...}) logs: PARAMETER config, Summary or iterations."
     )
+    signatures = ("DLL ", "DLLL {")
 
     def detect(self, head: str, path: str) -> bool:
         head = _scan.padded(head)

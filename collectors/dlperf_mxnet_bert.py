@@ -17,6 +17,7 @@ class MxnetBertCollector(Collector):
     name = "dlperf-mxnet-bert"
     version = 1
     description = "DLPerf MXNet BERT (gluon-nlp) step lines with latency in ms/batch, one per rank."
+    signatures = ("INFO:root:[step ",)
 
     def detect(self, head: str, path: str) -> bool:
         return "INFO:root:[step " in head and "ms/batch" in head

@@ -18,6 +18,7 @@ class TfKerasCollector(Collector):
     name = "dlperf-tf-keras"
     version = 1
     description = "DLPerf TensorFlow 2 Keras TimeHistory lines (examples/second between steps A and B)."
+    signatures = ("TimeHistory:",)
 
     def detect(self, head: str, path: str) -> bool:
         return "TimeHistory:" in head and "examples/second between steps" in head

@@ -16,6 +16,7 @@ class MindsporeCollector(Collector):
     name = "mindspore-timemonitor"
     version = 1
     description = "MindSpore TimeMonitor (epoch time / per step time, data sink) with BERT or ResNet step lines."
+    signatures = ("per step time:",)
 
     def detect(self, head: str, path: str) -> bool:
         return "per step time:" in head and (_BERT.search(head) is not None or _RESNET.search(head) is not None)

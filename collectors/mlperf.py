@@ -32,6 +32,7 @@ class MlperfCollector(Collector):
     name = "mlperf"
     version = 1
     description = "MLPerf training :::MLLOG result logs; time to train per run, systems JSON as environment."
+    signatures = (":::MLLOG {",)
 
     def sidecars(self, path: str) -> list[str]:
         submitter, system, _, _ = tree(path)

@@ -14,6 +14,7 @@ class SpeedometerCollector(Collector):
     name = "mxnet-speedometer"
     version = 1
     description = "MXNet Speedometer lines (Epoch[E] Batch [B] Speed: X samples/sec), DLPerf path for config."
+    signatures = ("samples/sec",)
 
     def detect(self, head: str, path: str) -> bool:
         return _LINE.search(head) is not None

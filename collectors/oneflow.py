@@ -17,6 +17,7 @@ class OneflowCollector(Collector):
     name = "oneflow"
     version = 1
     description = "OneFlow benchmark step lines with throughput, config from 'key = value' argument lines."
+    signatures = ("total_loss:",)
 
     def detect(self, head: str, path: str) -> bool:
         return "total_loss:" in head and _LINE.search(_scan.padded(head)) is not None

@@ -15,6 +15,7 @@ class PaddleCollector(Collector):
     name = "paddle"
     version = 1
     description = "PaddlePaddle BERT (speed: X steps/s) and ResNet (elapse X sec) lines, DLPerf path for config."
+    signatures = ("steps/s", "elapse ")
 
     def detect(self, head: str, path: str) -> bool:
         return _BERT.search(head) is not None or _RESNET.search(head) is not None

@@ -14,6 +14,7 @@ class ProgressMeterCollector(Collector):
     name = "pytorch-progress"
     version = 1
     description = "PyTorch examples ProgressMeter lines (Epoch: [E][i/N] Time val (avg)), every rank in one file."
+    signatures = ("Epoch: [",)
 
     def detect(self, head: str, path: str) -> bool:
         return _LINE.search(head) is not None and "Data " in head

@@ -17,6 +17,7 @@ class TfBertCollector(Collector):
     name = "tf-bert"
     version = 1
     description = "TensorFlow BERT (tf-models) absl 'Train Step: S/T' lines, timed between two steps."
+    signatures = ("] Train Step: ",)
 
     def detect(self, head: str, path: str) -> bool:
         return "] Train Step: " in head and _LINE.search(_scan.padded(head)) is not None

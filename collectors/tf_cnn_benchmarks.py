@@ -25,6 +25,7 @@ class TfCnnCollector(Collector):
     name = "tf-cnn-benchmarks"
     version = 1
     description = "tf_cnn_benchmarks logs: header block and 'total images/sec', environment from a 'metadata' file."
+    signatures = ("Model:",)
 
     def sidecars(self, path: str) -> list[str]:
         """Every ``metadata`` file above the log, nearest first: the nearest one found is used."""

@@ -51,3 +51,9 @@ def test_detection_ignores_the_file_name():
     text = read_text(FIXTURES / "oneflow/oneflow/bert-base/bz96/1n8g/bert_base_b96_fp32_1.log")
     for name in ("tf_cnn/throughput/1", "mlperf/results/x/bert/result_0.txt", "paddle/log.txt"):
         assert [c.name for c in all_collectors() if c.detect(text, name)] == ["oneflow"]
+
+
+def test_every_format_collector_declares_signatures():
+    # Without signatures every file pays for a full detect(): only catch-alls may go without.
+    for c in all_collectors():
+        assert c.signatures or c.priority >= CATCH_ALL, c.name
