@@ -21,7 +21,7 @@ def summarize(name: str, values: list[float], score_rule: str | None = None) -> 
         note = "no successful runs" if score_rule else None
         return MetricSummary(unit=unit, direction=direction, count=0, score_rule=score_rule, score_note=note)
     mean = statistics.fmean(values)
-    cv = statistics.pstdev(values) / mean if len(values) > 1 and mean else None
+    cv = _pstdev(values, mean) / mean if len(values) > 1 and mean else None
     score, note = apply_score_rule(score_rule, values)
     return MetricSummary(
         unit=unit,
@@ -36,6 +36,11 @@ def summarize(name: str, values: list[float], score_rule: str | None = None) -> 
         score_rule=score_rule,
         score_note=note,
     )
+
+
+def _pstdev(values: list[float], mean: float) -> float:
+    """Population standard deviation in floats (statistics.pstdev uses exact fractions: 100x slower)."""
+    return math.sqrt(math.fsum((x - mean) ** 2 for x in values) / len(values))
 
 
 def apply_score_rule(rule: str | None, values: list[float]) -> tuple[float | None, str | None]:

@@ -10,7 +10,6 @@ safe loader (the libyaml one when available), so hand-edited files are read the 
 from __future__ import annotations
 
 import json
-import math
 import re
 
 import yaml
@@ -37,9 +36,9 @@ def _string(value: str) -> str:
 
 
 def _float(value: float) -> str:
-    if not math.isfinite(value):
-        raise ValueError(f"refusing to write non-finite number {value!r}")
     text = repr(value)
+    if text[-1] in "nf":  # nan, inf
+        raise ValueError(f"refusing to write non-finite number {value!r}")
     if "e" in text:
         mantissa, exp = text.split("e")
         if "." not in mantissa:
@@ -74,33 +73,34 @@ def scalar(value) -> str:
     raise TypeError(f"cannot write {type(value).__name__} to the catalog")
 
 
-_HEADS: dict[tuple[str, str], str] = {}
-
-
-def _head(indent: str, key: str) -> str:
-    """'  key:' for a mapping key at an indent; keys repeat, so the text is remembered."""
-    cached = _HEADS.get((indent, key))
-    if cached is None:
-        cached = f"{indent}{scalar(key)}:"
-        if len(_HEADS) < 100_000:
-            _HEADS[(indent, key)] = cached
-    return cached
+_HEADS: dict[str, dict[str, str]] = {}  # indent -> key -> "indent key:" (keys repeat a lot)
 
 
 def _emit(value, indent: str, out: list[str]) -> None:
     """Append the block form of a dict or list (never empty) to out."""
     append = out.append
     if type(value) is dict:
+        heads = _HEADS.get(indent)
+        if heads is None:
+            heads = _HEADS[indent] = {}
+        inner = indent + "  "
         for key in sorted(value):
             item = value[key]
+            head = heads.get(key)
+            if head is None:
+                head = f"{indent}{scalar(key)}:"
+                if len(heads) < 10_000:
+                    heads[key] = head
             kind = type(item)
-            if (kind is dict or kind is list) and item:
-                append(_head(indent, key) + "\n")
-                _emit(item, indent + "  " if kind is dict else indent, out)
-            elif kind is str:
-                append(f"{_head(indent, key)} {_string(item)}\n")
+            if kind is str:
+                append(f"{head} {_string(item)}\n")
+            elif kind is float:
+                append(f"{head} {_float(item)}\n")
+            elif (kind is dict or kind is list) and item:
+                append(head + "\n")
+                _emit(item, inner if kind is dict else indent, out)
             else:
-                append(f"{_head(indent, key)} {_inline(item)}\n")
+                append(f"{head} {_inline(item)}\n")
     else:
         for item in value:
             kind = type(item)
