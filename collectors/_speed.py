@@ -35,6 +35,17 @@ def missing(ctx: FileContext, info: dl.DlperfPath, result: ParseResult, where: s
         result.problems.append(ctx.problem(None, f"{name} not in {where}; left unknown", "warning"))
 
 
+def log_wins(info: dl.DlperfPath, said: dict, ctx: FileContext, result: ParseResult) -> dl.DlperfPath:
+    """Settings the log states ({field: (value, line)}) replace the path's; a disagreement is reported."""
+    for name, (value, line) in said.items():
+        old = getattr(info, name)
+        if old is not None and old != value:
+            result.problems.append(
+                ctx.problem(line, f"path says {name}={old} but the log says {value}; the log wins", "warning")
+            )
+    return replace(info, **{name: value for name, (value, _) in said.items()})
+
+
 def add(samples: Samples, step: int, value_text: str, line: int, ctx: FileContext, problems: list, what: str):
     """Check one logged number and file it under its step."""
     value = dl.checked(value_text, ctx, line, problems, what)

@@ -245,3 +245,11 @@ def test_collectors_are_registered_documented_and_import_no_framework():
         assert module.__doc__ and len(module.__doc__.strip().splitlines()) == 1, module.__name__
         assert c.description
     assert not {"tensorflow", "torch", "mxnet", "mindspore", "paddle", "oneflow"} & set(sys.modules)
+
+
+def test_dllogger_parameters_win_over_the_path_and_say_so():
+    result = parse("dllogger", DLL_PARAM + _dll_iters(), "pytorch/resnet50/bz256/1n8g/resnet50_b256_fp32_1.log")
+    obs = _only(result)
+    assert (obs.config.batch_size, obs.config.precision, obs.config.devices_per_node) == (128, "amp", 4)
+    said = sorted(p.message.split(" but")[0] for p in result.problems if p.line == 1 and "the log wins" in p.message)
+    assert said == ["path says batch_size=256", "path says devices_per_node=8", "path says precision=fp32"]
