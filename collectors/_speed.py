@@ -48,9 +48,20 @@ def log_wins(info: dl.DlperfPath, said: dict, ctx: FileContext, result: ParseRes
 
 def add(samples: Samples, step: int, value_text: str, line: int, ctx: FileContext, problems: list, what: str):
     """Check one logged number and file it under its step."""
-    value = dl.checked(value_text, ctx, line, problems, what)
-    if value is not None:
-        samples.setdefault(step, []).append((value, line))
+    try:
+        value = float(value_text)
+    except ValueError:
+        value = -1.0
+    # The common case inline (NaN and inf fail the comparison); anything else is reported by checked().
+    if not 0.0 < value <= dl.MAX_THROUGHPUT:
+        value = dl.checked(value_text, ctx, line, problems, what)
+        if value is None:
+            return
+    found = samples.get(step)
+    if found is None:
+        samples[step] = [(value, line)]
+    else:
+        found.append((value, line))
 
 
 def truncated(text: str, ctx: FileContext, result: ParseResult, index: LineIndex | None = None) -> None:
