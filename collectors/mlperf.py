@@ -10,7 +10,7 @@ from benchcat.schema import Benchmark, Run
 from . import _mlperf_system as msys
 from .base import Collector, FileContext, LineIndex, Observation, ParseResult, excerpt, failure_in, line_ranges
 
-_LINE = re.compile(r":::MLLOG (?P<json>\{[^\n]*\})")
+_LINE = re.compile(r":::MLLOG (?P<json>[^\n]*)")
 _KEYS = {"submission_benchmark", "global_batch_size", "gradient_accumulation_steps", "run_start", "run_stop"}
 # Runs required per benchmark to be scored (MLPerf training rules v1.0); 5 for the others.
 RUNS_REQUIRED = {"bert": 10, "rnnt": 10, "minigo": 10, "unet3d": 40}
@@ -63,7 +63,8 @@ class MlperfCollector(Collector):
         env = msys.environment(self.sidecars(ctx.path), ctx, result.problems, system_name)
         config = env.config(first.get("global_batch_size", ({}, 0))[0].get("value"))
         if "gradient_accumulation_steps" in first:
-            config.grad_accum = max(1, int(first["gradient_accumulation_steps"][0]["value"] or 1))
+            accum = first["gradient_accumulation_steps"][0].get("value")
+            config.grad_accum = accum if isinstance(accum, int) and accum > 0 else 1
         run = self._run(text, ctx, events, run_id, result)
         need = RUNS_REQUIRED.get(benchmark, 5)
         result.observations.append(
@@ -97,7 +98,8 @@ class MlperfCollector(Collector):
         status = str((stop.get("metadata") or {}).get("status", "success")).lower()
         if status != "success":
             return self._failed(text, ctx, run_id, result, f"run_stop status {status}", l1, lines=[l0, l1])
-        minutes = (stop["time_ms"] - start["time_ms"]) / 60000.0
+        t0, t1 = start.get("time_ms"), stop.get("time_ms")
+        minutes = (t1 - t0) / 60000.0 if isinstance(t0, (int, float)) and isinstance(t1, (int, float)) else 0.0
         if not minutes > 0:
             return self._failed(text, ctx, run_id, result, "run_stop is not after run_start", l1, lines=[l0, l1])
         return Run(

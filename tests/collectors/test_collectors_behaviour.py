@@ -253,3 +253,13 @@ def test_dllogger_parameters_win_over_the_path_and_say_so():
     assert (obs.config.batch_size, obs.config.precision, obs.config.devices_per_node) == (128, "amp", 4)
     said = sorted(p.message.split(" but")[0] for p in result.problems if p.line == 1 and "the log wins" in p.message)
     assert said == ["path says batch_size=256", "path says devices_per_node=8", "path says precision=fp32"]
+
+
+def test_mlperf_bad_values_are_problems_not_crashes():
+    text = _mllog("gradient_accumulation_steps", 0, "two") + _mllog("run_start", "late")
+    text += ':::MLLOG {"key": "run_stop", broken json\n' + _mllog("run_stop", 60_000, status="success")
+    result = parse("mlperf", text, PATH, {"Org/systems/s.json": SYSTEM})
+    obs = _only(result)
+    assert obs.config.grad_accum == 1
+    assert obs.run.status == "error" and "not after run_start" in obs.run.reason
+    assert any("not valid JSON" in p.message for p in result.problems)
