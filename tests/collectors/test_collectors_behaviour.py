@@ -4,7 +4,7 @@ import importlib
 import sys
 
 import pytest
-from collector_helpers import parse
+from collector_helpers import EXPECTED, FIXTURES, is_sidecar, parse, read_text
 
 import collectors
 from collectors import all_collectors
@@ -263,3 +263,16 @@ def test_mlperf_bad_values_are_problems_not_crashes():
     assert obs.config.grad_accum == 1
     assert obs.run.status == "error" and "not after run_start" in obs.run.reason
     assert any("not valid JSON" in p.message for p in result.problems)
+
+
+@pytest.mark.parametrize("fmt", sorted(EXPECTED))
+def test_any_cut_of_a_fixture_parses_without_raising(fmt):
+    """A killed run can stop anywhere: every prefix gives a result (records or problems), never an exception."""
+    for path in sorted((FIXTURES / fmt).rglob("*")):
+        if not path.is_file() or is_sidecar(path):
+            continue
+        text = read_text(path)
+        rel = path.relative_to(FIXTURES / fmt).as_posix()
+        for cut in range(0, len(text), max(1, len(text) // 23)):
+            result = parse(EXPECTED[fmt], text[:cut], rel)
+            assert result.observations or result.problems, (rel, cut)
