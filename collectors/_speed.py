@@ -126,6 +126,22 @@ def log_speed(
     return obs
 
 
+def epoch_offsets(pairs: list[tuple[int, int]], zero_based: bool) -> dict[int, int]:
+    """Where each epoch's steps start when step numbers restart every epoch.
+
+    ``pairs`` are (epoch, step in epoch). An epoch counts as long as its highest step (+1 when
+    steps count from 0), so the global step is ``offsets[epoch] + step``.
+    """
+    length: dict[int, int] = {}
+    for epoch, step in pairs:
+        length[epoch] = max(step + zero_based, length.get(epoch, 0))
+    offsets, total = {}, 0
+    for epoch in sorted(length):
+        offsets[epoch] = total
+        total += length[epoch]
+    return offsets
+
+
 def global_speed(info: dl.DlperfPath, per_device: Callable[[float], float]) -> Callable[[float], float]:
     """Per-device rate -> job throughput: x batch per device x devices."""
     devices = (info.nodes or 1) * (info.devices_per_node or 1)
