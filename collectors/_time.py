@@ -32,15 +32,6 @@ def absl(m: re.Match) -> float:
     return day * DAY + clock(m["hh"], m["mi"], m["ss"])
 
 
-def iso(text: str) -> float:
-    """'2020-09-15 14:29:13.473765' (or with 'T') -> seconds since the epoch, UTC assumed."""
-    text = text.strip().replace("T", " ")
-    date, _, time = text.partition(" ")
-    y, mo, d = (int(x) for x in date.split("-"))
-    hh, mi, ss = time.split(":")
-    return calendar.timegm((y, mo, d, 0, 0, 0)) + clock(hh, mi, ss)
-
-
 def unwrap(times: list[float], period: float) -> list[float]:
     """Make times monotonic across wraps: a drop of more than half a period adds a period."""
     out: list[float] = []
