@@ -14,7 +14,8 @@ import re
 ABSL = r"[IWEF](?P<mo>0[1-9]|1[0-2])(?P<dd>0[1-9]|[12]\d|3[01]) (?P<hh>\d\d):(?P<mi>\d\d):(?P<ss>\d\d(?:\.\d+)?)"
 DAY = 86400.0
 # Day numbers are counted in a leap year so 29 Feb exists; Dec 31 -> Jan 1 is then one day
-# whatever the real year was, because the period below is that same leap year.
+# whatever the real year was, because the period below is that same leap year. (A window over
+# 28 Feb -> 1 Mar of a non-leap year comes out a day long: absl gives no year to tell.)
 ABSL_PERIOD = 366 * DAY
 _LEAP = 2000
 _MONTH_START = [sum(calendar.monthrange(_LEAP, m)[1] for m in range(1, k)) for k in range(1, 13)]
