@@ -125,8 +125,13 @@ def observation(ctx: FileContext, info: DlperfPath, run: Run, **bench) -> Observ
     return Observation(benchmark=Benchmark(model=info.model or "unknown", **bench), config=config, run=run)
 
 
-def failed_run(text: str, ctx: FileContext, collector, info: DlperfPath, result: ParseResult, why: str) -> None:
-    """No usable number: keep the run as failed with its reason and a log excerpt."""
+def failed_run(
+    text: str, ctx: FileContext, collector, info: DlperfPath, result: ParseResult, why: str, reported: bool = False
+) -> None:
+    """No usable number: keep the run as failed with its reason and a log excerpt.
+
+    ``reported``: the caller already added the problem (at its line); do not add a second one.
+    """
     found = failure_in(text)
     if found:
         status, offset = found
@@ -135,7 +140,8 @@ def failed_run(text: str, ctx: FileContext, collector, info: DlperfPath, result:
         line = text.count("\n", 0, offset) + 1
     else:
         status, reason, snippet, line = "error", why, text[-400:] or None, None
-    result.problems.append(ctx.problem(line, reason))
+    if not reported:
+        result.problems.append(ctx.problem(line, reason))
     run = Run(
         run_id=info.run_id or "1",
         status=status,

@@ -35,11 +35,33 @@ def missing(ctx: FileContext, info: dl.DlperfPath, result: ParseResult, where: s
         result.problems.append(ctx.problem(None, f"{name} not in {where}; left unknown", "warning"))
 
 
+def log_wins(info: dl.DlperfPath, said: dict, ctx: FileContext, result: ParseResult) -> dl.DlperfPath:
+    """Settings the log states ({field: (value, line)}) replace the path's; a disagreement is reported."""
+    for name, (value, line) in said.items():
+        old = getattr(info, name)
+        if old is not None and old != value:
+            result.problems.append(
+                ctx.problem(line, f"path says {name}={old} but the log says {value}; the log wins", "warning")
+            )
+    return replace(info, **{name: value for name, (value, _) in said.items()})
+
+
 def add(samples: Samples, step: int, value_text: str, line: int, ctx: FileContext, problems: list, what: str):
     """Check one logged number and file it under its step."""
-    value = dl.checked(value_text, ctx, line, problems, what)
-    if value is not None:
-        samples.setdefault(step, []).append((value, line))
+    try:
+        value = float(value_text)
+    except ValueError:
+        value = -1.0
+    # The common case inline (NaN and inf fail the comparison); anything else is reported by checked().
+    if not 0.0 < value <= dl.MAX_THROUGHPUT:
+        value = dl.checked(value_text, ctx, line, problems, what)
+        if value is None:
+            return
+    found = samples.get(step)
+    if found is None:
+        samples[step] = [(value, line)]
+    else:
+        found.append((value, line))
 
 
 def truncated(text: str, ctx: FileContext, result: ParseResult, index: LineIndex | None = None) -> None:
@@ -102,6 +124,22 @@ def log_speed(
     obs = dl.observation(ctx, info, run, **bench)
     result.observations.append(obs)
     return obs
+
+
+def epoch_offsets(pairs: list[tuple[int, int]], zero_based: bool) -> dict[int, int]:
+    """Where each epoch's steps start when step numbers restart every epoch.
+
+    ``pairs`` are (epoch, step in epoch). An epoch counts as long as its highest step (+1 when
+    steps count from 0), so the global step is ``offsets[epoch] + step``.
+    """
+    length: dict[int, int] = {}
+    for epoch, step in pairs:
+        length[epoch] = max(step + zero_based, length.get(epoch, 0))
+    offsets, total = {}, 0
+    for epoch in sorted(length):
+        offsets[epoch] = total
+        total += length[epoch]
+    return offsets
 
 
 def global_speed(info: dl.DlperfPath, per_device: Callable[[float], float]) -> Callable[[float], float]:

@@ -14,7 +14,8 @@ import re
 ABSL = r"[IWEF](?P<mo>0[1-9]|1[0-2])(?P<dd>0[1-9]|[12]\d|3[01]) (?P<hh>\d\d):(?P<mi>\d\d):(?P<ss>\d\d(?:\.\d+)?)"
 DAY = 86400.0
 # Day numbers are counted in a leap year so 29 Feb exists; Dec 31 -> Jan 1 is then one day
-# whatever the real year was, because the period below is that same leap year.
+# whatever the real year was, because the period below is that same leap year. (A window over
+# 28 Feb -> 1 Mar of a non-leap year comes out a day long: absl gives no year to tell.)
 ABSL_PERIOD = 366 * DAY
 _LEAP = 2000
 _MONTH_START = [sum(calendar.monthrange(_LEAP, m)[1] for m in range(1, k)) for k in range(1, 13)]
@@ -30,15 +31,6 @@ def absl(m: re.Match) -> float:
     month = int(m["mo"])
     day = _MONTH_START[month - 1] + min(int(m["dd"]), calendar.monthrange(_LEAP, month)[1]) - 1
     return day * DAY + clock(m["hh"], m["mi"], m["ss"])
-
-
-def iso(text: str) -> float:
-    """'2020-09-15 14:29:13.473765' (or with 'T') -> seconds since the epoch, UTC assumed."""
-    text = text.strip().replace("T", " ")
-    date, _, time = text.partition(" ")
-    y, mo, d = (int(x) for x in date.split("-"))
-    hh, mi, ss = time.split(":")
-    return calendar.timegm((y, mo, d, 0, 0, 0)) + clock(hh, mi, ss)
 
 
 def unwrap(times: list[float], period: float) -> list[float]:

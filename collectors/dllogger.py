@@ -53,14 +53,14 @@ class DlloggerCollector(Collector):
         for kind, step, data, line in self._entries(text, index, ctx, result):
             if kind == "param":
                 for key, value in data.items():
-                    params.setdefault(key, value)
+                    params.setdefault(key, (value, line))
             elif (key := _speed_key(data)) is not None:
                 if kind == "summary":
                     summary = (str(data[key]), line)
                 elif step not in seen:  # a repeated line (same epoch and iteration) counts once
                     seen[step] = len(seen) + 1
                     sp.add(samples, seen[step], str(data[key]), line, ctx, result.problems, key)
-        info = self._config(info, params)
+        info = sp.log_wins(info, self._config(info, params), ctx, result)
         sp.missing(ctx, info, result, "the PARAMETER lines or the DLPerf path")
         if summary is not None:
             value = sp.dl.checked(summary[0], ctx, summary[1], result.problems)
@@ -104,24 +104,32 @@ class DlloggerCollector(Collector):
             else:
                 yield "iter", json.dumps(step), data, line
 
-    def _config(self, info, params: dict):
-        """batch_size, amp / precision, world_size and the model from the PARAMETER entries."""
+    def _config(self, info, params: dict) -> dict:
+        """batch_size, amp / precision, world_size and the model from the PARAMETER entries, with lines."""
         said: dict = {}
-        if str(params.get("batch_size", "")).isdigit():
-            said["batch_size"] = int(params["batch_size"])
-        if "amp" in params:
-            said["precision"] = "amp" if str(params["amp"]).lower() in _TRUE else "fp32"
-        elif "precision" in params:
-            said["precision"] = str(params["precision"]).lower()
-        world = str(params.get("world_size") or params.get("gpus") or "")
+
+        def get(*keys):
+            return next(
+                ((str(params[k][0]), params[k][1]) for k in keys if params.get(k, ("",))[0] not in ("", None)),
+                ("", None),
+            )
+
+        batch, line = get("batch_size")
+        if batch.isdigit():
+            said["batch_size"] = (int(batch), line)
+        amp, line = get("amp")
+        if amp:
+            said["precision"] = ("amp" if amp.lower() in _TRUE else "fp32", line)
+        elif (precision := get("precision"))[0]:
+            said["precision"] = (precision[0].lower(), precision[1])
+        world, line = get("world_size", "gpus")
         if world.isdigit():
-            nodes = info.nodes or 1
-            said["devices_per_node"] = max(1, int(world) // nodes)
-            said["nodes"] = nodes
-        model = params.get("arch") or params.get("model") or params.get("model_name")
-        if model and isinstance(model, str):
-            said["model"] = sp.dl.normalise_model(model)
-        return sp.replace(info, **said)
+            said["devices_per_node"] = (max(1, int(world) // (info.nodes or 1)), line)
+            said["nodes"] = (info.nodes or 1, line)
+        model, line = get("arch", "model", "model_name")
+        if model:
+            said["model"] = (sp.dl.normalise_model(model), line)
+        return said
 
 
 COLLECTOR = DlloggerCollector()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from . import _speed as sp
 from .base import Collector, FileContext, LineIndex, ParseResult
@@ -24,7 +25,7 @@ class MindsporeCollector(Collector):
     def parse(self, text: str, ctx: FileContext) -> ParseResult:
         info, result = sp.begin(ctx, "mindspore")
         if info.model is None:
-            info = sp.replace(info, model="bert" if _BERT.search(text) else "resnet50")
+            info = replace(info, model="bert" if _BERT.search(text) else "resnet50")
         index = LineIndex(text)
         samples: sp.Samples = {}
         first = 0

@@ -26,13 +26,7 @@ class SpeedometerCollector(Collector):
         # The speed is the job's (one kvstore process per job); lines repeated for the same
         # batch (duplicates, several workers) count once each through the per-step median.
         raw = [(int(m["epoch"]), int(m["batch"]), m["speed"], m.start()) for m in _LINE.finditer(text)]
-        last_batch: dict[int, int] = {}
-        for epoch, batch, _, _ in raw:
-            last_batch[epoch] = max(batch, last_batch.get(epoch, 0))
-        offsets, total = {}, 0
-        for epoch in sorted(last_batch):
-            offsets[epoch] = total
-            total += last_batch[epoch]
+        offsets = sp.epoch_offsets([(epoch, batch) for epoch, batch, _, _ in raw], zero_based=False)
         samples: sp.Samples = {}
         for epoch, batch, speed, pos in raw:
             sp.add(samples, offsets[epoch] + batch, speed, index.line(pos), ctx, result.problems, "speed")

@@ -54,13 +54,7 @@ class OneflowCollector(Collector):
             said["precision"] = ("fp16" if args["use_fp16"][0].lower() in _TRUE else "fp32", args["use_fp16"][1])
         if "model" in args and info.model is None:
             said["model"] = (sp.dl.normalise_model(args["model"][0]), args["model"][1])
-        for field, (value, line) in said.items():
-            old = getattr(info, field)
-            if old is not None and old != value:
-                result.problems.append(
-                    ctx.problem(line, f"path says {field}={old} but the log says {value}; the log wins", "warning")
-                )
-        return sp.replace(info, **{field: value for field, (value, _) in said.items()})
+        return sp.log_wins(info, said, ctx, result)
 
 
 COLLECTOR = OneflowCollector()

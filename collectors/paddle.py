@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from . import _speed as sp
 from .base import Collector, FileContext, LineIndex, ParseResult
@@ -31,15 +32,12 @@ class PaddleCollector(Collector):
             base, per_device = 1, float  # steps/s of one trainer (one per device)
         else:
             found = [(int(m["pass"]), int(m["batch"]), m["elapse"], m.start()) for m in _RESNET.finditer(text)]
-            last: dict[int, int] = {}
-            for p, b, _, _ in found:
-                last[p] = max(b + 1, last.get(p, 0))
-            offset = {p: sum(last[q] for q in last if q < p) for p in last}
+            offset = sp.epoch_offsets([(p, b) for p, b, _, _ in found], zero_based=True)
             for p, b, elapse, pos in found:
                 sp.add(samples, offset[p] + b, elapse, index.line(pos), ctx, result.problems, "batch time")
             base, per_device = 0, (lambda t: 1.0 / t)  # seconds per batch
         if info.model is None:
-            info = sp.replace(info, model="bert" if bert else "resnet50")
+            info = replace(info, model="bert" if bert else "resnet50")
         if info.batch_size is None:
             sp.dl.failed_run(text, ctx, self, info, result, "batch size unknown: throughput needs it")
             return result

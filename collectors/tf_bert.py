@@ -44,7 +44,8 @@ class TfBertCollector(Collector):
         start = min((s for s in points if s >= warmup), default=warmup)
         timed = _time.window(points, start, total, ctx, result.problems)
         if timed is None:
-            sp.dl.failed_run(text, ctx, self, info, result, f"no complete time window from step {start} to {total}")
+            why = f"no complete time window from step {start} to {total}"
+            sp.dl.failed_run(text, ctx, self, info, result, why, reported=True)
             return result
         secs, lines = timed
         devices = (info.nodes or 1) * (info.devices_per_node or 1)

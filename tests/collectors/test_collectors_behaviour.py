@@ -4,7 +4,7 @@ import importlib
 import sys
 
 import pytest
-from collector_helpers import parse
+from collector_helpers import EXPECTED, FIXTURES, is_sidecar, parse, read_text
 
 import collectors
 from collectors import all_collectors
@@ -245,3 +245,34 @@ def test_collectors_are_registered_documented_and_import_no_framework():
         assert module.__doc__ and len(module.__doc__.strip().splitlines()) == 1, module.__name__
         assert c.description
     assert not {"tensorflow", "torch", "mxnet", "mindspore", "paddle", "oneflow"} & set(sys.modules)
+
+
+def test_dllogger_parameters_win_over_the_path_and_say_so():
+    result = parse("dllogger", DLL_PARAM + _dll_iters(), "pytorch/resnet50/bz256/1n8g/resnet50_b256_fp32_1.log")
+    obs = _only(result)
+    assert (obs.config.batch_size, obs.config.precision, obs.config.devices_per_node) == (128, "amp", 4)
+    said = sorted(p.message.split(" but")[0] for p in result.problems if p.line == 1 and "the log wins" in p.message)
+    assert said == ["path says batch_size=256", "path says devices_per_node=8", "path says precision=fp32"]
+
+
+def test_mlperf_bad_values_are_problems_not_crashes():
+    text = _mllog("gradient_accumulation_steps", 0, "two") + _mllog("run_start", "late")
+    text += ':::MLLOG {"key": "run_stop", broken json\n' + _mllog("run_stop", 60_000, status="success")
+    result = parse("mlperf", text, PATH, {"Org/systems/s.json": SYSTEM})
+    obs = _only(result)
+    assert obs.config.grad_accum == 1
+    assert obs.run.status == "error" and "not after run_start" in obs.run.reason
+    assert any("not valid JSON" in p.message for p in result.problems)
+
+
+@pytest.mark.parametrize("fmt", sorted(EXPECTED))
+def test_any_cut_of_a_fixture_parses_without_raising(fmt):
+    """A killed run can stop anywhere: every prefix gives a result (records or problems), never an exception."""
+    for path in sorted((FIXTURES / fmt).rglob("*")):
+        if not path.is_file() or is_sidecar(path):
+            continue
+        text = read_text(path)
+        rel = path.relative_to(FIXTURES / fmt).as_posix()
+        for cut in range(0, len(text), max(1, len(text) // 23)):
+            result = parse(EXPECTED[fmt], text[:cut], rel)
+            assert result.observations or result.problems, (rel, cut)

@@ -37,12 +37,6 @@ def test_clock_only_times_unwrap_across_midnight_twice():
     assert out[4] - out[0] == pytest.approx(_time.DAY + 11.0)
 
 
-def test_iso_datetime():
-    assert _time.iso("2020-09-15 14:29:13.5") - _time.iso("2020-09-14 23:59:59.5") == pytest.approx(
-        14 * 3600 + 29 * 60 + 14
-    )
-
-
 def test_window_is_the_time_between_two_steps():
     problems = []
     assert _time.window({20: (100.0, 5), 120: (150.0, 25)}, 20, 120, CTX, problems) == (50.0, [5, 25])
