@@ -16,7 +16,7 @@ PRIVATE_HOST = "gpu-node-7.corp.internal"
 V100 = {"name": "Tesla V100-SXM2-32GB", "accelerator": "V100-SXM2-32GB", "vendor": "NVIDIA", "host": PRIVATE_HOST}
 ILU = {"name": "Iluvatar BI-V100", "accelerator": "BI-V100", "vendor": "Iluvatar", "host": HOSTILE}
 SW_V100 = {"framework_version": "2.4.1", "cuda": "11.0", "driver": "450.80.02"}
-SW_ILU = {"framework_version": "2.4.1", "cuda": "10.2", "driver": "1.2|*beta*_[x](y)"}
+SW_ILU = {"framework_version": "2.4.1", "cuda": "10.2", "driver": "1.2|*beta*_[x](y)", "other": {"patch": HOSTILE}}
 SEGV = "Fatal Python error: Segmentation fault\n  File \"/home/alice/bert/run.py\", line 12 <module>\n*** | `x` [a](b)"
 
 
@@ -98,7 +98,7 @@ HISTORY = [
 ]  # fmt: skip
 
 
-def build_site(root: Path, *, redact_values: bool = False) -> Path:
+def build_site(root: Path, *, redact: str | None = None) -> Path:
     """A complete site folder (scaffolded like `catalog init`) holding the fixture catalog."""
     scaffold(root)
     cat = store.Catalog(path=root / "catalog", revision=2)
@@ -112,7 +112,7 @@ def build_site(root: Path, *, redact_values: bool = False) -> Path:
     for name, text in REPORTS.items():
         (root / "reports" / name).write_text(text)
     (root / "systems.yaml").write_text(SYSTEMS)
-    if redact_values:
-        settings = (root / "benchcat.yml").read_text().replace("values: []", f"values: [{PRIVATE_HOST}]")
-        (root / "benchcat.yml").write_text(settings)
+    if redact is not None:  # replaces the scaffold's redact: block (which redacts system.host)
+        settings = (root / "benchcat.yml").read_text().split("redact:")[0]
+        (root / "benchcat.yml").write_text(settings + redact)
     return root
