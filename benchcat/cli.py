@@ -186,3 +186,6 @@ def _load(catalog: Path) -> store.Catalog:
 
 def main() -> None:  # console script entry point
     app()
+
+
+from . import cli_run  # noqa: E402,F401 - registers `catalog run`, `catalog runners`, `catalog env`

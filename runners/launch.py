@@ -119,8 +119,10 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def run_one(cfg: RunConfig, python: str, log: Path, timeout: float, machine: dict | None = None) -> str:
-    """Run one repeat into ``log`` (replaced); returns its status."""
+def run_one(
+    cfg: RunConfig, python: str, log: Path, timeout: float, machine: dict | None = None, extra: dict | None = None
+) -> str:
+    """Run one repeat into ``log`` (replaced); returns its status. ``extra`` goes into the header."""
     log.parent.mkdir(parents=True, exist_ok=True)
     header = {
         "benchcat_runner": LOG_VERSION,
@@ -131,6 +133,7 @@ def run_one(cfg: RunConfig, python: str, log: Path, timeout: float, machine: dic
         "machine": machine if machine is not None else envinfo.capture(),
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "timeout_s": timeout,
+        **(extra or {}),
     }
     log.write_text(json.dumps(header, sort_keys=True) + "\n", encoding="utf-8")
     start = time.monotonic()
