@@ -75,15 +75,18 @@ def list_runners() -> None:
 def env_setup(
     framework: Annotated[str, typer.Argument(help=f"{', '.join(envs.FRAMEWORKS)} or all.")],
     force: Annotated[bool, typer.Option(help="Rebuild even when the environment is ready.")] = False,
+    flavour: Annotated[str, typer.Option(help="cpu (tested) or gpu (documented pins, untested here).")] = "cpu",
 ) -> None:
-    """Create a framework's virtual environment from runners/requirements/<framework>-cpu.txt.
+    """Create a framework's virtual environment from runners/requirements/<framework>-<flavour>.txt.
 
     Example: catalog env setup pytorch
     """
+    if flavour not in ("cpu", "gpu"):
+        fail(f"unknown flavour {flavour!r}; valid: cpu, gpu")
     names = list(envs.FRAMEWORKS) if framework == "all" else [framework]
     for name in names:
         try:
-            envs.setup(name, force=force, say=err.print)
+            envs.setup(name, flavour=flavour, force=force, say=err.print)
         except KeyError as exc:
             fail(exc.args[0])
 

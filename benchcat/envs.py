@@ -50,14 +50,21 @@ def env_path(framework: str) -> Path:
     return envs_dir() / framework
 
 
-def status(framework: str, flavour: str = "cpu") -> str:
-    """``ready``, ``stale`` (requirements changed) or ``missing``."""
+def status(framework: str, flavour: str | None = None) -> str:
+    """``ready``, ``stale`` (requirements or flavour changed) or ``missing``.
+
+    The stamp file holds ``<flavour> <hash>``; ``flavour=None`` accepts whichever was installed.
+    """
     path = env_path(framework)
     try:
-        stamp = (path / STAMP).read_text().strip()
+        words = (path / STAMP).read_text().split()
     except OSError:
         return "missing"
-    return "ready" if stamp == stamp_for(framework, flavour) and (path / "bin" / "python").exists() else "stale"
+    installed, digest = words if len(words) == 2 else ("cpu", words[0] if words else "")
+    if flavour is not None and installed != flavour:
+        return "stale"
+    fresh = digest == stamp_for(framework, installed) and (path / "bin" / "python").exists()
+    return "ready" if fresh else "stale"
 
 
 def python(framework: str) -> Path | None:
@@ -83,7 +90,7 @@ def setup(framework: str, flavour: str = "cpu", force: bool = False, say=print) 
     pip = [py, "-m", "pip", "install", "--quiet", "--no-cache-dir", "--disable-pip-version-check"]
     subprocess.run([*pip, "--upgrade", "pip"], check=True)
     subprocess.run([*pip, "-r", str(requirements_file(framework, flavour))], check=True)
-    (path / STAMP).write_text(stamp_for(framework, flavour) + "\n")
+    (path / STAMP).write_text(f"{flavour} {stamp_for(framework, flavour)}\n")
     say(f"{framework}: ready in {time.monotonic() - start:.0f} s")
     return Path(py)
 

@@ -194,7 +194,7 @@ def measure(cfg: RunConfig, runner: Runner, log: LogWriter | None) -> dict:
         "step_time_ms": 1000 * statistics.median(measured) if measured else 1000 * window / steps_measured,
         "step_time_cv": statistics.pstdev(measured) / statistics.fmean(measured) if len(measured) > 1 else None,
         "compile_time_s": times[0],
-        "warmup_time_s": sum(times[1 : cfg.warmup]),
+        "warmup_time_s": sum(times[1 : cfg.warmup]) if cfg.warmup > 1 else None,
         "loss_step0": first_loss,
         "loss_last": last_loss,
         "peak_memory_mib": runner.peak_memory_mib(),

@@ -78,10 +78,12 @@ def os_name() -> str:
 
 
 def git_commit(root: Path = PROJECT) -> str | None:
+    """HEAD, with ``-dirty`` when the code that measures (not logs or docs) has uncommitted changes."""
     out = _run(["git", "-C", str(root), "rev-parse", "HEAD"])
     if not out:
         return None
-    dirty = _run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"])
+    code = ["runners", "benchcat", "collectors"]
+    dirty = _run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--", *code])
     return out.strip() + ("-dirty" if dirty else "")
 
 
