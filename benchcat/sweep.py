@@ -36,7 +36,7 @@ from runners.common import RunConfig
 from . import envs
 
 MATRIX_KEYS = ("framework", "size", "batch_size", "seq_len", "precision", "compile", "grad_accum", "fused",
-               "sync_every_step", "device")
+               "sync_every_step", "device", "nodes", "devices_per_node")
 SETTING_KEYS = ("steps", "warmup", "repeats", "timeout", "device", "seed", "lr", "fused", "sync_every_step", "fault")
 TOP_KEYS = ("output", "matrix", "exclude", "settings")
 

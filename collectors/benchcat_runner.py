@@ -108,8 +108,8 @@ class BenchcatRunnerCollector(Collector):
                 fused_ops=cfg["fused"],
                 data_sink=False,
                 sync_every_step=cfg["sync_every_step"],
-                nodes=1,
-                devices_per_node=1,
+                nodes=cfg.get("nodes", 1),
+                devices_per_node=cfg.get("devices_per_node", 1),
                 flags=flags,
             ),
             system=System(

@@ -67,6 +67,8 @@ class RunConfig:
     warmup: int = 5
     sync_every_step: bool = True
     device: str = "cpu"
+    nodes: int = 1  # multi-device / multi-node launch (each framework's own launcher) is issue 6
+    devices_per_node: int = 1
     seed: int = 1234
     lr: float = 1e-4
     run_id: str = "1"
@@ -83,6 +85,8 @@ class RunConfig:
             raise ValueError(f"compile {self.compile!r} for {self.framework}; valid: {', '.join(modes)}")
         if self.fault is not None and self.fault not in FAULTS:
             raise ValueError(f"fault {self.fault!r}; valid: {', '.join(FAULTS)}")
+        if self.nodes < 1 or self.devices_per_node < 1:
+            raise ValueError("nodes and devices_per_node must be at least 1")
         if not 0 < self.warmup < self.steps:
             raise ValueError(f"need 0 < warmup ({self.warmup}) < steps ({self.steps})")
         bert.size(self.size)
@@ -235,6 +239,8 @@ def main(runner_class: type[Runner], argv: list[str] | None = None) -> int:
     log = LogWriter(args.log)
     try:
         log.write("framework", **runner.info(), **versions())
+        if cfg.nodes * cfg.devices_per_node > 1:
+            raise Unsupported("data-parallel runs (nodes x devices_per_node > 1) are not implemented yet")
         runner.build(cfg, weights, bert.batches(s, cfg.batch_size, cfg.seq_len, cfg.seed))
         summary = measure(cfg, runner, log)
         log.write("summary", status="ok", **summary)

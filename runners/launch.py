@@ -50,7 +50,8 @@ def log_name(cfg: RunConfig) -> str:
     if cfg.fault:
         tokens.append(f"fault-{cfg.fault}")
     stem = "_".join(tokens + [cfg.run_id])
-    return f"{cfg.framework}/{cfg.model}/bz{cfg.batch_size}/1n1g/{stem}.log"
+    topology = f"{cfg.nodes}n{cfg.devices_per_node}g"
+    return f"{cfg.framework}/{cfg.model}/bz{cfg.batch_size}/{topology}/{stem}.log"
 
 
 def is_complete(path: Path) -> bool:
