@@ -194,5 +194,6 @@ def main() -> None:  # console script entry point
     app()
 
 
-# Sub-command modules register themselves on `app` (catalog import; catalog render / init).
-from . import cli_import, cli_site  # noqa: E402, F401
+# Sub-command modules register themselves on `app`: catalog import; catalog render / init;
+# catalog run / runners / env.
+from . import cli_import, cli_run, cli_site  # noqa: E402, F401

@@ -166,6 +166,8 @@ METRICS: dict[str, tuple[str, Direction]] = {
     "peak_memory": ("MiB", "lower"),
     "host_rss": ("MiB", "lower"),
     "step_time_cv": ("ratio", "lower"),
+    "warmup_time": ("s", "lower"),
+    "loss_step0": ("nats", "lower"),
 }
 
 
