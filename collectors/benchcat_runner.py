@@ -29,6 +29,7 @@ class BenchcatRunnerCollector(Collector):
     name = "benchcat-runner"
     version = 1
     description = "benchcat runner logs (runners/<framework>.py): JSON lines with header, steps and summary."
+    signatures = ('{"benchcat_runner":',)
 
     def detect(self, head: str, path: str) -> bool:
         return head.lstrip().startswith('{"benchcat_runner":')
@@ -84,8 +85,16 @@ class BenchcatRunnerCollector(Collector):
             flags[f"env.{name}"] = str(value)
         other = {
             key: str(fw[key])
-            for key in ("numpy", "keras", "threads", "device_target", "cuda_enabled", "cudnn_enabled",
-                        "mkldnn_enabled", "is_cuda_build")
+            for key in (
+                "numpy",
+                "keras",
+                "threads",
+                "device_target",
+                "cuda_enabled",
+                "cudnn_enabled",
+                "mkldnn_enabled",
+                "is_cuda_build",
+            )
             if fw.get(key) is not None
         }
         for key in ("cann", "cuda_driver_api"):
@@ -95,8 +104,9 @@ class BenchcatRunnerCollector(Collector):
             other["benchcat_commit"] = machine["git_commit"]
         notes = []
         if machine.get("cpu_cores") or machine.get("ram_gib"):
-            notes.append(f"host {machine.get('host')}: {machine.get('cpu_cores')} CPU cores, "
-                         f"{machine.get('ram_gib')} GiB RAM")
+            notes.append(
+                f"host {machine.get('host')}: {machine.get('cpu_cores')} CPU cores, {machine.get('ram_gib')} GiB RAM"
+            )
         return Observation(
             benchmark=Benchmark(model=f"bert-{cfg['size']}", task="train", seq_len=cfg["seq_len"], dataset="synthetic"),
             config=Config(
