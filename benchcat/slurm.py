@@ -7,7 +7,7 @@ A sweep file may carry (every key optional)::
       account: proj42         # --account
       qos: normal             # --qos
       time: "01:30:00"        # --time (minutes, MM:SS, HH:MM:SS or D-HH:MM:SS); default: the
-                              #   sweep's per-run timeout x repeats + 5 minutes
+                              #   sweep's (per-run timeout + 1 minute) x repeats + 5 minutes
       nodes: 1                # --nodes; above 1 each repeat runs under `srun`, one task per node
       gpus_per_node: 8        # --gres=gpu:N, only for points whose device is gpu (default 1 there)
       cpus_per_task: 16       # --cpus-per-task
@@ -152,10 +152,10 @@ def options(section: dict | None) -> Options:
 
 
 def time_limit(opts: Options, timeout: float, repeats: int) -> str:
-    """``--time``: the sweep file's, or every repeat's timeout plus five minutes, as HH:MM:SS."""
+    """``--time``: the sweep file's, or (timeout + 1 minute) per repeat plus 5 minutes, as HH:MM:SS."""
     if opts.time:
         return opts.time
-    minutes = math.ceil((timeout * max(repeats, 1) + 300) / 60)
+    minutes = math.ceil(((timeout + 60) * max(repeats, 1) + 300) / 60)
     return f"{minutes // 60:02d}:{minutes % 60:02d}:00"
 
 

@@ -73,7 +73,7 @@ def test_script_runs_exactly_the_child_command(tmp_path):
         assert f"timeout --kill-after=30 60 {child} >" in job.script
     head = [line for line in job.script.splitlines() if line.startswith("#SBATCH")]
     assert "#SBATCH --partition=debug" in head and "#SBATCH --account=p1" in head and "#SBATCH --qos=q" in head
-    assert "#SBATCH --time=00:07:00" in head  # 2 repeats x 60 s + 5 minutes
+    assert "#SBATCH --time=00:09:00" in head  # 2 repeats x (60 s + 1 minute) + 5 minutes
     assert not any("--gres" in line for line in head) and "srun" not in job.script
 
 

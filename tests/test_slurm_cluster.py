@@ -7,6 +7,7 @@ locally when they are missing; fails in CI (``CI=true``), where the setup must h
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -40,10 +41,11 @@ def cluster(tmp_path_factory):
     directory = tmp_path_factory.mktemp("slurm")
     before = os.environ.get("SLURM_CONF")
     os.environ["SLURM_CONF"] = str(directory / "slurm.conf")
+    ports = dict(zip(("BENCHCAT_SLURMCTLD_PORT", "BENCHCAT_SLURMD_PORT"), free_ports(2), strict=True))
     start = time.monotonic()
     try:
         up = subprocess.run([ROOT / "scripts" / "slurm-local", "start", directory], capture_output=True, text=True,
-                            timeout=120)
+                            timeout=120, env={**os.environ, **ports})
         assert up.returncode == 0, f"scripts/slurm-local start failed:\n{up.stdout}\n{up.stderr}"
         print(f"one-node Slurm up in {time.monotonic() - start:.1f} s")
         yield directory
@@ -53,6 +55,18 @@ def cluster(tmp_path_factory):
             os.environ.pop("SLURM_CONF", None)
         else:
             os.environ["SLURM_CONF"] = before
+
+
+def free_ports(n: int) -> list[str]:
+    """Ports free right now, so the test cluster does not collide with a Slurm already on this host."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for sock in socks:
+            sock.bind(("127.0.0.1", 0))
+        return [str(sock.getsockname()[1]) for sock in socks]
+    finally:
+        for sock in socks:
+            sock.close()
 
 
 def python_for(_framework):
@@ -94,19 +108,22 @@ def test_sweep_through_sbatch_lands_in_catalog(cluster, tmp_path):
     assert again.submitted == [] and again.skipped == len(runs)
 
 
-def test_cancelled_job_becomes_a_failed_run(cluster, tmp_path):
-    runs = sweep.expand({"framework": "fake"}, {**SETTINGS, "repeats": 2, "fault": "timeout", "timeout": 300}, [])
+def test_jobs_slurm_ends_become_failed_runs(cluster, tmp_path):
+    """scancel -> CANCELLED and the job's time limit -> TIMEOUT: each unfinished repeat is a failed run."""
+    settings = {**SETTINGS, "repeats": 2, "fault": "timeout", "timeout": 300}  # repeat 1 hangs
+    runs = sweep.expand({"framework": "fake", "batch_size": [2, 4]}, settings, [])
     sw = sweep.Sweep(output=tmp_path / "logs", runs=runs, timeout=300)
-    report = slurm_queue.run(sw, slurm.options({"wait": 0}), python_for)
-    (job,) = report.submitted
-    time.sleep(2)  # let it start, so that repeat 1 is cut short and repeat 2 never begins
-    subprocess.run(["scancel", job.id], check=True, timeout=30)
-    assert slurm_queue.wait([job], WAIT, 1, sw.timeout, report=report) == []
-    assert dict(report.statuses) == {"error": 2}
+    report = slurm_queue.run(sw, slurm.options({"time": "1", "wait": 0}), python_for)
+    cancelled, limited = report.submitted
+    time.sleep(3)  # let it start, so that repeat 1 is cut short and repeat 2 never begins
+    subprocess.run(["scancel", cancelled.id], check=True, timeout=30)
+    assert slurm_queue.wait(report.submitted, WAIT, 1, sw.timeout, report=report) == []
+    assert dict(report.statuses) == {"error": 2, "timeout": 2}
     collect(sw.output, tmp_path / "catalog")
-    runs = [r for _, _, r in catalog_runs(tmp_path / "catalog")]
-    assert [r.status for r in runs] == ["error", "error"]
-    assert all(f"Slurm job {job.id} ended CANCELLED" in r.reason for r in runs)
+    got = sorted((b, r.status, r.reason) for b, _, r in catalog_runs(tmp_path / "catalog"))
+    assert [(b, status) for b, status, _ in got] == [(2, "error"), (2, "error"), (4, "timeout"), (4, "timeout")]
+    assert all(f"Slurm job {cancelled.id} ended CANCELLED" in reason for _, _, reason in got[:2])
+    assert all(f"Slurm job {limited.id} ended TIMEOUT" in reason for _, _, reason in got[2:])
 
 
 def test_cli_run_launcher_slurm(cluster, tmp_path):
