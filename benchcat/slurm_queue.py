@@ -103,7 +103,7 @@ def _tail(path: Path | None, limit: int = 1500) -> str:
 def finalize(job: Job, state: str, reason: str, timeout: float) -> list[str]:
     """Each repeat's status once its job is over; repeats the job left incomplete become failed runs."""
     statuses = []
-    output = next(job.path.parent.glob(f"{job.name}-{job.id}.out"), None) if job.path else None
+    output = job.path.with_name(f"{job.name}-{job.id}.out") if job.path else None  # sbatch --output
     for rep in job.repeats:
         status = log_status(rep.log)
         if status is None:
@@ -234,7 +234,8 @@ def run(
         say(f"submitted job {job.id} {job.name} ({len(job.repeats)} repeat(s))")
     report.submitted = jobs
     earlier = resumed(sweep, live, slurm_dir, {j.id for j in jobs})
-    if (jobs or earlier) and opts.wait > 0:
+    report.unfinished = jobs + earlier
+    if report.unfinished and opts.wait > 0:
         report.unfinished = wait(jobs + earlier, opts.wait, opts.poll, sweep.timeout, on_finished=on_finished,
                                  progress=progress, say=say, report=report)
     report.seconds = time.monotonic() - start

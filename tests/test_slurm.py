@@ -146,3 +146,25 @@ def test_cli_dry_run_prints_scripts_and_validates(tmp_path):
     assert result.exit_code == 2 and "slurm: unknown key(s) gpus" in result.output
     result = CliRunner().invoke(app, ["run", str(file), "--launcher", "k8s"])
     assert result.exit_code == 2 and "valid: local, slurm" in result.output
+
+
+def test_states_from_squeue_then_sacct(tmp_path, monkeypatch):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    tools = {"squeue": "echo '11|RUNNING|None'; echo '12|FAILED|NonZeroExitCode'",
+             "sacct": "echo '13|CANCELLED by 0'", "sbatch": "echo '42;cluster'"}
+    for name, body in tools.items():
+        (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
+        (bin_dir / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    assert slurm_queue.states(["11", "12", "13", "14"]) == {
+        "11": ("RUNNING", ""), "12": ("FAILED", "NonZeroExitCode"), "13": ("CANCELLED", "CANCELLED by 0"),
+        "14": ("UNKNOWN", "neither squeue nor sacct knows this job any more")}
+    assert slurm_queue.sbatch(tmp_path / "job.sbatch") == "42"
+    (bin_dir / "squeue").write_text("#!/bin/sh\necho 'slurm_load_jobs error: Unable to contact slurm controller' >&2\n"
+                                    "exit 1\n")
+    with pytest.raises(slurm.SlurmError, match="Unable to contact"):
+        slurm_queue.states(["11"])
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    with pytest.raises(slurm.SlurmError, match="sbatch not found"):
+        slurm_queue.sbatch(tmp_path / "job.sbatch")

@@ -126,12 +126,17 @@ def test_jobs_slurm_ends_become_failed_runs(cluster, tmp_path):
     assert all(f"Slurm job {limited.id} ended TIMEOUT" in reason for _, _, reason in got[2:])
 
 
-def test_cli_run_launcher_slurm(cluster, tmp_path):
+def test_cli_run_launcher_slurm_submit_then_wait_later(cluster, tmp_path):
     doc = {"output": "logs", "matrix": {"framework": "fake"}, "settings": {**SETTINGS, "repeats": 1},
-           "slurm": {"time": "5", "wait": WAIT, "poll": 1}}
-    (tmp_path / "sweep.yaml").write_text(json.dumps(doc))
-    args = ["run", str(tmp_path / "sweep.yaml"), "--launcher", "slurm", "--catalog", str(tmp_path / "catalog")]
-    result = CliRunner().invoke(app, args)
+           "slurm": {"time": "5", "wait": 0}}
+    file = tmp_path / "sweep.yaml"
+    file.write_text(json.dumps(doc))
+    args = ["run", str(file), "--launcher", "slurm", "--catalog", str(tmp_path / "catalog")]
+    result = CliRunner().invoke(app, args)  # wait: 0 -> submit and return
     assert result.exit_code == 0, result.output
-    assert "1 runs in 1 job(s): 1 ok" in result.output
+    assert "1 runs in 1 job(s): nothing finished" in result.output and "1 job(s) still queued" in result.output
+    file.write_text(json.dumps({**doc, "slurm": {"wait": WAIT, "poll": 1}}))
+    result = CliRunner().invoke(app, args)  # the same command again: no resubmission, waits, collects
+    assert result.exit_code == 0, result.output
+    assert "1 runs in 0 job(s): 1 ok; 0 already complete; 1 still queued from an earlier submission" in result.output
     assert [r.status for _, _, r in catalog_runs(tmp_path / "catalog")] == ["ok"]
