@@ -183,13 +183,16 @@ def plan(
     weights = weights or weights_of
     output = sweep.output.resolve()
     jobs: dict[str, Job] = {}
+    known: dict[tuple[str, int], tuple[str, str]] = {}
     skipped = 0
     for cfg in sweep.runs:
         log = output / launch.log_name(cfg)
         if log in exclude or (not force and launch.is_complete(log)):
             skipped += 1
             continue
-        path, digest = weights(cfg)
+        if (cfg.size, cfg.seed) not in known:
+            known[cfg.size, cfg.seed] = weights(cfg)
+        path, digest = known[cfg.size, cfg.seed]
         cfg.weights = path
         name = job_name(cfg)
         jobs.setdefault(name, Job(name, [])).repeats.append(Repeat(cfg, log, {"weights_sha256": digest}))
