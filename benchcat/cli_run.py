@@ -25,6 +25,9 @@ def run_sweep(
     force: Annotated[bool, typer.Option(help="Re-run points whose logs are already complete.")] = False,
     collect: Annotated[bool, typer.Option(help="Collect the log tree into the catalog afterwards.")] = True,
     dry_run: Annotated[bool, typer.Option(help="Print the runs and their log paths; run nothing.")] = False,
+    launcher: Annotated[str, typer.Option(help="local: child processes here; slurm: an sbatch job per point, from "
+                                               "the sweep file's slurm: section (with --dry-run: print the scripts).")
+                        ] = "local",
 ) -> None:
     """Run every point of a sweep (each repeat in a child process), then collect the logs.
 
@@ -40,6 +43,10 @@ def run_sweep(
         plan = sweep.load(sweep_file)
     except sweep.SweepError as exc:
         fail(str(exc))
+    if launcher != "local":
+        from .cli_slurm import run_on_slurm
+
+        return run_on_slurm(plan, launcher, catalog=catalog, force=force, collect=collect, dry_run=dry_run)
     if dry_run:
         for cfg in plan.runs:
             log = plan.output / log_name(cfg)

@@ -38,7 +38,7 @@ from . import envs
 MATRIX_KEYS = ("framework", "size", "batch_size", "seq_len", "precision", "compile", "grad_accum", "fused",
                "sync_every_step", "device", "nodes", "devices_per_node")
 SETTING_KEYS = ("steps", "warmup", "repeats", "timeout", "device", "seed", "lr", "fused", "sync_every_step", "fault")
-TOP_KEYS = ("output", "matrix", "exclude", "settings")
+TOP_KEYS = ("output", "matrix", "exclude", "settings", "slurm")  # slurm: see benchcat.slurm
 
 
 class SweepError(ValueError):
@@ -50,6 +50,7 @@ class Sweep:
     output: Path
     runs: list[RunConfig]
     timeout: float = 600
+    slurm: dict | None = None  # the raw `slurm:` section; benchcat.slurm.options validates it
 
 
 @dataclass
@@ -84,7 +85,7 @@ def load(path: str | Path) -> Sweep:
     output = path.parent / str(doc.get("output", "logs"))
     settings = dict(doc.get("settings") or {})
     return Sweep(output=output, runs=expand(doc.get("matrix") or {}, settings, doc.get("exclude") or []),
-                 timeout=float(settings.get("timeout", 600)))
+                 timeout=float(settings.get("timeout", 600)), slurm=doc.get("slurm"))
 
 
 def expand(matrix: dict, settings: dict, exclude: list[dict]) -> list[RunConfig]:

@@ -120,12 +120,9 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def run_one(
-    cfg: RunConfig, python: str, log: Path, timeout: float, machine: dict | None = None, extra: dict | None = None
-) -> str:
-    """Run one repeat into ``log`` (replaced); returns its status. ``extra`` goes into the header."""
-    log.parent.mkdir(parents=True, exist_ok=True)
-    header = {
+def header(cfg: RunConfig, timeout: float, machine: dict | None = None, extra: dict | None = None) -> dict:
+    """The log's first line: config and machine (captured here when None); ``extra`` is merged in."""
+    return {
         "benchcat_runner": LOG_VERSION,
         "format": LOG_FORMAT,
         "kind": "header",
@@ -136,7 +133,36 @@ def run_one(
         "timeout_s": timeout,
         **(extra or {}),
     }
-    log.write_text(json.dumps(header, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def finish(log: Path, returncode: int | None, timed_out: bool, stderr: str, elapsed: float) -> str:
+    """The run's status once its child has ended; anything but ``ok`` appends a ``failure`` line."""
+    if returncode == 0 and not timed_out and is_complete(log):
+        return "ok"
+    status, reason = classify(returncode, timed_out, stderr, last_error(log))
+    append_failure(log, status, reason, returncode, elapsed, stderr)
+    return status
+
+
+def append_failure(log: Path, status: str, reason: str, returncode: int | None, elapsed: float, stderr: str) -> None:
+    with open(log, "a", encoding="utf-8") as fh:
+        failure = {
+            "kind": "failure",
+            "status": status,
+            "reason": reason,
+            "returncode": returncode,
+            "elapsed_s": round(elapsed, 3),
+            "stderr_tail": stderr[-1500:],
+        }
+        fh.write(json.dumps(failure, sort_keys=True) + "\n")
+
+
+def run_one(
+    cfg: RunConfig, python: str, log: Path, timeout: float, machine: dict | None = None, extra: dict | None = None
+) -> str:
+    """Run one repeat into ``log`` (replaced); returns its status. ``extra`` goes into the header."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(json.dumps(header(cfg, timeout, machine, extra), sort_keys=True) + "\n", encoding="utf-8")
     start = time.monotonic()
     timed_out = False
     with subprocess.Popen(
@@ -153,21 +179,7 @@ def run_one(
             timed_out = True
             os.killpg(proc.pid, signal.SIGKILL)
             _, err = proc.communicate()
-    stderr = err.decode("utf-8", "replace")
-    if proc.returncode == 0 and not timed_out and is_complete(log):
-        return "ok"
-    status, reason = classify(proc.returncode, timed_out, stderr, last_error(log))
-    with open(log, "a", encoding="utf-8") as fh:
-        failure = {
-            "kind": "failure",
-            "status": status,
-            "reason": reason,
-            "returncode": proc.returncode,
-            "elapsed_s": round(time.monotonic() - start, 3),
-            "stderr_tail": stderr[-1500:],
-        }
-        fh.write(json.dumps(failure, sort_keys=True) + "\n")
-    return status
+    return finish(log, proc.returncode, timed_out, err.decode("utf-8", "replace"), time.monotonic() - start)
 
 
 def default_python() -> str:
