@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -58,8 +59,10 @@ else:
     extra = {"files": r.files, "bytes": r.bytes_read, "added": len(r.added), "changed": len(r.changed),
              "unchanged": r.unchanged, "problems": len(r.problems), "cached": r.cached}
 wall, cpu = time.perf_counter() - t, time.process_time() - cpu
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+workers_cpu = kids.ru_utime + kids.ru_stime  # the collect pool's processes, joined by now
 peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-print(json.dumps({"wall": wall, "cpu": cpu, "peak_mb": peak / 1024, **extra}))
+print(json.dumps({"wall": wall, "cpu": cpu, "workers_cpu": workers_cpu, "peak_mb": peak / 1024, **extra}))
 """
 
 
@@ -123,6 +126,12 @@ def main() -> None:
         f"(main process cpu {cold['cpu']:.2f} s), peak RSS {cold['peak_mb']:.0f} MB "
         f"(+{cold['process_wall'] - cold['wall']:.2f} s interpreter start and imports); "
         f"{cold['added']} records, {cold['problems']} problems"
+    )
+    serial, parallel = cold["cpu"], cold["workers_cpu"]
+    print(
+        f"cold CPU     : main process {serial:.2f} s + worker processes {parallel:.2f} s; on 2 idle cores "
+        f"that is about {serial + parallel / 2:.2f} s -> {mb / (serial + parallel / 2):.0f} MB/s "
+        f"(load average while measuring: {os.getloadavg()[0]:.1f})"
     )
     print(
         f"re-collect   : {warm['wall']:.2f} s ({warm['cached']} files unchanged, {warm['changed']} changed), "

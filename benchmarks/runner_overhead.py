@@ -31,11 +31,18 @@ def inner(framework: str, steps: int, rounds: int, batch: int, seq: int) -> None
     from runners.common import LogWriter, RunConfig, Runner, measure
 
     module = importlib.import_module(f"runners.{framework}")
-    runner_class = next(v for v in vars(module).values()
-                        if isinstance(v, type) and issubclass(v, Runner) and v is not Runner)
+    runner_class = next(
+        v for v in vars(module).values() if isinstance(v, type) and issubclass(v, Runner) and v is not Runner
+    )
     s = bert.size("tiny")
-    cfg = RunConfig(framework=framework, steps=steps, warmup=1, batch_size=batch, seq_len=seq,
-                    weights=str(bert.weights_file(s, 1234)))
+    cfg = RunConfig(
+        framework=framework,
+        steps=steps,
+        warmup=1,
+        batch_size=batch,
+        seq_len=seq,
+        weights=str(bert.weights_file(s, 1234)),
+    )
     runner = runner_class()
     runner.build(cfg, bert.load_weights(cfg.weights), bert.batches(s, batch, seq, cfg.seed))
     for _ in range(10):  # compile / warm caches before anything is timed

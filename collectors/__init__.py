@@ -64,12 +64,34 @@ def fingerprint() -> str:
     return ",".join(f"{c.name}={c.version}" for c in sorted(all_collectors(), key=lambda c: c.name))
 
 
+FIRST_WINDOW = 8192
+
+
 def detect(head: str, path: str, extra: tuple[Collector, ...] = ()) -> Collector | None:
-    """The first collector, ``extra`` ones (user specs) first, whose detect() accepts the file."""
-    for collector in (*extra, *all_collectors()):
-        sigs = collector.signatures
-        if sigs and not any(sig in head for sig in sigs):
-            continue
+    """The collector for a file: ``extra`` ones (user specs) first; then format collectors by
+    (priority, name) whose signature occurs in the first 8 KB; then those whose signature
+    occurs further into the head; then collectors without signatures (catch-alls).
+
+    Most logs name their format early, and a substring scan of the whole 256 KB head per
+    collector was the largest cost of a collect. The answer depends on the file alone.
+    """
+    for collector in extra:
         if collector.detect(head, path):
+            return collector
+    registered = all_collectors()
+    with_sigs = [c for c in registered if c.signatures]
+    window = head[:FIRST_WINDOW]
+    later = []
+    for collector in with_sigs:
+        if any(sig in window for sig in collector.signatures):
+            if collector.detect(head, path):
+                return collector
+        elif len(head) > FIRST_WINDOW:
+            later.append(collector)
+    for collector in later:
+        if any(sig in head for sig in collector.signatures) and collector.detect(head, path):
+            return collector
+    for collector in registered:
+        if not collector.signatures and collector.detect(head, path):
             return collector
     return None
