@@ -18,34 +18,32 @@ def anchor(record_id: str) -> str:
     return "fail-" + hashlib.sha256(record_id.encode()).hexdigest()[:10]
 
 
-def counts(records, frame: pd.DataFrame) -> dict:
+def counts(records, rows: list[dict]) -> dict:
     runs = [run for r in records for run in r.runs]
     return {
         "records": len(records),
         "runs": len(runs),
         "ok_runs": sum(run.status == "ok" for run in runs),
         "failed_runs": sum(run.status != "ok" for run in runs),
-        "systems": sorted(set(frame["system"])) if not frame.empty else [],
-        "frameworks": sorted(set(frame["framework"])) if not frame.empty else [],
-        "models": sorted(set(frame["model"])) if not frame.empty else [],
+        "systems": sorted({r["system"] for r in rows}),
+        "frameworks": sorted({r["framework"] for r in rows}),
+        "models": sorted({r["model"] for r in rows}),
     }
 
 
-def coverage(frame: pd.DataFrame) -> tuple[list[tuple[str, str]], list[tuple[tuple, list[dict]]]]:
+def coverage(rows: list[dict]) -> tuple[list[tuple[str, str]], list[tuple[tuple, list[dict]]]]:
     """Columns (model, precision); rows (system, framework) with, per cell, how many configurations
     were measured and how many failed by kind. An empty dict is a hole: nothing was attempted."""
-    if frame.empty:
-        return [], []
-    columns = sorted({(m, p) for m, p in zip(frame["model"], frame["precision"], strict=True)})
-    cells = group(frame, ["system", "framework", "model", "precision"])
-    rows = []
-    for system, fw in sorted({(s, f) for s, f in zip(frame["system"], frame["framework"], strict=True)}):
+    columns = sorted(group(rows, ["model", "precision"]))
+    cells = group(rows, ["system", "framework", "model", "precision"])
+    out = []
+    for system, fw in sorted(group(rows, ["system", "framework"])):
         line = []
         for model, precision in columns:
             facts = cells.get((system, fw, model, precision), [])
             line.append(dict(sorted(Counter(f["status"] for f in facts).items())))
-        rows.append(((system, fw), line))
-    return columns, rows
+        out.append(((system, fw), line))
+    return columns, out
 
 
 def coverage_frame(columns, rows) -> pd.DataFrame:
