@@ -8,7 +8,7 @@ from collections import Counter
 import pandas as pd
 
 from .aggregate import delta_pct
-from .facts import SOFTWARE_FIELDS, SYSTEM_FIELDS, env_key, group, sort_key, system_label
+from .facts import group, sort_key, system_label
 
 CHANGE_ROWS = 200  # rows per kind and revision on the changes page; the rest is in the downloads
 
@@ -56,11 +56,13 @@ def coverage_frame(columns, rows) -> pd.DataFrame:
     return pd.DataFrame(lines)
 
 
-def environments(records) -> list[dict]:
-    """One entry per distinct system + software stack, with the records measured on it."""
+def environments(records, env_of: dict[str, str]) -> list[dict]:
+    """One entry per distinct system + software stack, with the records measured on it.
+
+    ``env_of``: record id -> environment key, as the fact rows carry it (computed once)."""
     envs: dict[str, dict] = {}
     for r in sorted(records, key=lambda r: r.id):
-        key = env_key(r)
+        key = env_of[r.id]
         env = envs.get(key)
         if env is None:
             system = r.system.model_dump()
@@ -85,10 +87,7 @@ def environments(records) -> list[dict]:
     return out
 
 
-ENV_FIELDS = SYSTEM_FIELDS + SOFTWARE_FIELDS
-
-
-def failures(records) -> list[tuple[str, list[dict]]]:
+def failures(records, env_of: dict[str, str]) -> list[tuple[str, list[dict]]]:
     """Per model, every record with failed runs: its config and each failure's reason and excerpt."""
     by_model: dict[str, list[dict]] = {}
     for r in sorted(records, key=lambda r: r.id):
@@ -96,7 +95,7 @@ def failures(records) -> list[tuple[str, list[dict]]]:
         if not failed:
             continue
         by_model.setdefault(r.benchmark.model, []).append({
-            "id": r.id, "anchor": anchor(r.id), "system": system_label(r), "env": env_key(r),
+            "id": r.id, "anchor": anchor(r.id), "system": system_label(r), "env": env_of[r.id],
             "config": f"{r.config.framework} {r.config.precision} bs {r.config.batch_size or '?'} "
                       f"{r.config.topology}",
             "runs": [{"run": run.run_id, "status": run.status, "reason": run.reason or "", "excerpt": run.excerpt or "",

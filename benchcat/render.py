@@ -202,8 +202,9 @@ def render(settings: Settings) -> dict[str, bytes]:
     files.update(_frame_files("coverage", overview.coverage_frame(cov_columns, cov_rows)))
     tables.append(("coverage", "Coverage matrix"))
     page("coverage.md", "coverage.md.j2", columns=cov_columns, rows=cov_rows)
-    page("environments.md", "environments.md.j2", envs=overview.environments(records))
-    page("failures.md", "failures.md.j2", models=overview.failures(records))
+    env_of = {f["id"]: f["env"] for f in rows}
+    page("environments.md", "environments.md.j2", envs=overview.environments(records, env_of))
+    page("failures.md", "failures.md.j2", models=overview.failures(records, env_of))
     revisions = overview.changes(history, by_id)
     page("changes.md", "changes.md.j2", revisions=revisions)
 
