@@ -19,6 +19,8 @@ PAGES = {
     "comparison": "generated/comparisons/framework-configs/",
     "scaling": "generated/scaling/bert-base/",
     "vendor": "generated/vendors/iluvatar-vs-v100/",
+    "coverage": "generated/coverage/",
+    "failures": "generated/failures/",
 }
 
 
