@@ -233,11 +233,8 @@ def write(output: Path, files: dict[str, bytes]) -> list[str]:
     output.mkdir(parents=True, exist_ok=True)
     for rel, data in files.items():
         target = output / rel
-        try:
-            if target.read_bytes() == data:
-                continue
-        except OSError:
-            pass
+        if target.is_file() and target.read_bytes() == data:
+            continue
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.tmp")
         tmp.write_bytes(data)
