@@ -62,7 +62,7 @@ class Redactor:
         if not self:
             return record
         fields = [path for path in self.fields if _present(record, path.split("."))]
-        if not fields and not self._hits(record.model_dump_json()):
+        if not fields and not ((self.values or self.patterns) and self._hits(record.model_dump_json())):
             return record  # the common case: nothing to redact, checked without rebuilding the record
         doc = record.model_dump(mode="json")
         for path in fields:
