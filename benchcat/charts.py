@@ -102,14 +102,19 @@ def speedup_lines(section: Section) -> go.Figure:
     return go.Figure(data=traces, layout=layout)
 
 
-def ratio_bars(labels: list[str], ratios: list[float], title: str) -> go.Figure:
-    """Horizontal bars of B/A ratios per matched configuration, with the parity line at 1."""
+def ratio_bars(groups: list[tuple[str, float, int]], title: str) -> go.Figure:
+    """Horizontal bars of the geometric-mean B/A ratio per model and precision, parity line at 1."""
+    labels = [g[0] for g in groups]
     layout = go.Layout(
-        title={"text": title},
-        xaxis={"title": {"text": "ratio (B / A, >1: B better)"}, "type": "log"},
+        title={"text": f"{title}: geometric-mean ratio per model and precision"},
+        xaxis={"title": {"text": "ratio (B / A, >1: B better)"}, "rangemode": "tozero"},
         yaxis={"automargin": True, "type": "category"},
         shapes=[{"type": "line", "x0": 1, "x1": 1, "xref": "x", "y0": 0, "y1": 1, "yref": "paper",
                  "line": {"dash": "dash"}}],
         height=max(260, 22 * len(labels) + 120),
     )  # fmt: skip
-    return go.Figure(data=[go.Bar(x=ratios, y=labels, orientation="h", name="B / A")], layout=layout)
+    bars = go.Bar(
+        x=[g[1] for g in groups], y=labels, orientation="h", name="B / A",
+        customdata=[g[2] for g in groups], hovertemplate="%{y}: %{x:.3f} over %{customdata} pairs<extra></extra>",
+    )  # fmt: skip
+    return go.Figure(data=[bars], layout=layout)

@@ -177,9 +177,9 @@ def render(settings: Settings) -> dict[str, bytes]:
             files.update(_frame_files(f"vendor-{spec.slug}", vendor.to_frame(ev)))
             tables.append((f"vendor-{spec.slug}", spec.title))
             labels = [vendor.config_label(p.key) for p in ev.pairs]
-            ratios = [(lab, p.ratio) for lab, p in zip(labels, ev.pairs, strict=True) if isinstance(p.ratio, float)]
-            chart = charts.to_json(charts.ratio_bars([r[0] for r in ratios], [r[1] for r in ratios], spec.title))
-            page(f"vendors/{spec.slug}.md", "vendor.md.j2", ev=ev, labels=labels, chart_json=chart if ratios else None)
+            groups = ev.by_group()
+            chart = charts.to_json(charts.ratio_bars(groups, spec.title)) if groups else None
+            page(f"vendors/{spec.slug}.md", "vendor.md.j2", ev=ev, labels=labels, groups=groups, chart_json=chart)
     page("comparisons/index.md", "comparisons.md.j2", tables=comparisons)
     page("vendors/index.md", "vendors.md.j2", evaluations=vendors)
 

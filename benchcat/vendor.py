@@ -42,6 +42,15 @@ class Evaluation:
     def compared(self) -> int:
         return sum(isinstance(p.ratio, float) for p in self.pairs)
 
+    def by_group(self) -> list[tuple[str, float, int]]:
+        """Geometric-mean ratio per model and precision: (label, ratio, pairs compared)."""
+        groups: dict[str, list[float]] = {}
+        for p in self.pairs:
+            if isinstance(p.ratio, float):
+                label = " ".join(str(p.key[f]) for f in ("model", "precision") if p.key.get(f) is not None)
+                groups.setdefault(label or "all", []).append(p.ratio)
+        return [(label, geomean(r), len(r)) for label, r in sorted(groups.items())]
+
 
 def cost_of(systems: dict, system: str, what: str) -> float | None:
     """Price or power per device for a system label, from the systems file (globs allowed)."""
