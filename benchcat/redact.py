@@ -50,6 +50,8 @@ class Redactor:
 
     def deep(self, value):
         """Every string inside ``value`` (dicts, lists) with values and patterns replaced."""
+        if not (self.values or self.patterns):
+            return value
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
