@@ -14,7 +14,7 @@ import plotly
 import plotly.graph_objects as go
 
 from .aggregate import Undefined
-from .scaling import Section
+from .scaling import Section, Series
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 
@@ -45,6 +45,19 @@ def _height(series: int) -> int:
     return 380 + 22 * series
 
 
+# A chart with hundreds of bars per group says nothing; the table under it lists every series.
+MAX_SERIES = 24
+
+
+def charted(section: Section) -> list[Series]:
+    """The series a chart shows: those measured on the most device counts, then the fastest."""
+    def weight(s: Series) -> tuple:
+        ok = [p.fact["value"] for p in s.points if p.fact["status"] == "ok"]
+        return (-len(ok), -max(ok, default=0.0), s.label)
+
+    return sorted(sorted(section.series, key=weight)[:MAX_SERIES], key=lambda s: s.label)
+
+
 def _num(x) -> float | None:
     return x if isinstance(x, float | int) and not isinstance(x, Undefined) else None
 
@@ -53,7 +66,7 @@ def throughput_bars(section: Section) -> go.Figure:
     """Grouped bars: throughput per topology, one bar group per series."""
     topo = [t for t, _ in section.topologies]
     traces = []
-    for s in section.series:
+    for s in charted(section):
         values = {p.topology: p.fact["value"] if p.fact["status"] == "ok" else None for p in s.points}
         traces.append(go.Bar(name=s.label, x=topo, y=[values.get(t) for t in topo]))
     layout = go.Layout(
@@ -75,7 +88,7 @@ def speedup_lines(section: Section) -> go.Figure:
             name="ideal", x=devices, y=devices, mode="lines", line={"dash": "dash"}, hoverinfo="skip"
         )
     ]
-    for s in section.series:
+    for s in charted(section):
         pts = [(p.devices, _num(p.speedup)) for p in s.points if _num(p.speedup) is not None]
         if len(pts) > 1:  # a lone 1-device point says nothing about scaling
             traces.append(go.Scatter(name=s.label, x=[d for d, _ in pts], y=[v for _, v in pts], mode="lines+markers"))
@@ -89,14 +102,19 @@ def speedup_lines(section: Section) -> go.Figure:
     return go.Figure(data=traces, layout=layout)
 
 
-def ratio_bars(labels: list[str], ratios: list[float], title: str) -> go.Figure:
-    """Horizontal bars of B/A ratios per matched configuration, with the parity line at 1."""
+def ratio_bars(groups: list[tuple[str, float, int]], title: str) -> go.Figure:
+    """Horizontal bars of the geometric-mean B/A ratio per model and precision, parity line at 1."""
+    labels = [g[0] for g in groups]
     layout = go.Layout(
-        title={"text": title},
-        xaxis={"title": {"text": "ratio (B / A, >1: B better)"}, "type": "log"},
+        title={"text": f"{title}: geometric-mean ratio per model and precision"},
+        xaxis={"title": {"text": "ratio (B / A, >1: B better)"}, "rangemode": "tozero"},
         yaxis={"automargin": True, "type": "category"},
         shapes=[{"type": "line", "x0": 1, "x1": 1, "xref": "x", "y0": 0, "y1": 1, "yref": "paper",
                  "line": {"dash": "dash"}}],
         height=max(260, 22 * len(labels) + 120),
     )  # fmt: skip
-    return go.Figure(data=[go.Bar(x=ratios, y=labels, orientation="h", name="B / A")], layout=layout)
+    bars = go.Bar(
+        x=[g[1] for g in groups], y=labels, orientation="h", name="B / A",
+        customdata=[g[2] for g in groups], hovertemplate="%{y}: %{x:.3f} over %{customdata} pairs<extra></extra>",
+    )  # fmt: skip
+    return go.Figure(data=[bars], layout=layout)

@@ -68,12 +68,12 @@ def compare(base_fact: dict | None, cell_fact: dict | None) -> tuple[float | Und
     return delta, tone_of(cell_fact, base_fact, delta)
 
 
-def _columns(spec: ReportSpec, frame: pd.DataFrame) -> list[Column]:
+def _columns(spec: ReportSpec, rows: list[dict]) -> list[Column]:
     """Declared columns, or one per distinct combination of the named fields."""
     if spec.columns and isinstance(spec.columns[0], Column):
         return list(spec.columns)
     names = list(spec.columns)
-    combos = {tuple(row) for row in frame[names].itertuples(index=False)} if not frame.empty else set()
+    combos = set(group(rows, names))
     out = []
     for combo in sorted(combos, key=lambda c: tuple(sort_key(v) for v in c)):
         label = " + ".join(str(v) for v in combo if v is not None) or "all"
@@ -81,17 +81,16 @@ def _columns(spec: ReportSpec, frame: pd.DataFrame) -> list[Column]:
     return out
 
 
-def build(spec: ReportSpec, frame: pd.DataFrame, cv_threshold: float = 0.05) -> Table:
-    """The comparison table of ``spec`` over the fact rows ``frame``."""
-    frame = select(frame, spec.where)
-    columns = _columns(spec, frame)
+def build(spec: ReportSpec, rows: list[dict], cv_threshold: float = 0.05) -> Table:
+    """The comparison table of ``spec`` over the fact rows ``rows``."""
+    rows = select(rows, spec.where)
+    columns = _columns(spec, rows)
     threshold = spec.cv_threshold or cv_threshold
     table = Table(spec=spec, row_fields=list(spec.rows), columns=[c.label for c in columns], cv_threshold=threshold)
-    if frame.empty:
+    if not rows:
         return table
-    units = sorted({u for u in frame["unit"] if u})
-    table.unit = ", ".join(units)
-    per_column = [group(select(frame, c.match), spec.rows) for c in columns]
+    table.unit = ", ".join(sorted({r["unit"] for r in rows if r["unit"]}))
+    per_column = [group(select(rows, c.match), spec.rows) for c in columns]
     row_keys = sorted(set().union(*per_column), key=lambda k: tuple(map(sort_key, k)))
     grid = {key: [best(p.get(key, [])) for p in per_column] for key in row_keys}
     base = spec.baseline

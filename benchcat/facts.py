@@ -1,18 +1,18 @@
-"""Records -> one flat row of facts each (a pandas frame), the shape every report selects from.
+"""Records -> one flat row of facts each (a dict), the shape every report selects from.
 
 A fact row names a record's configuration by plain field names (``model``, ``framework``,
 ``devices``, ``system`` ...), so report specs can match and group on them without knowing the
-nested schema. Pure: no I/O.
+nested schema. Rows stay plain dicts while reports select and group them (pandas per-row access
+is far too slow at 10,000 records); pandas takes over for the output tables. Pure: no I/O.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import functools
 import hashlib
-import json
+import re
 from collections import Counter
-
-import pandas as pd
 
 from .merge import headline_value
 from .schema import Record
@@ -35,7 +35,7 @@ def system_label(record: Record) -> str:
 
 def env_key(record: Record) -> str:
     """Short stable key of a record's system + software (the environments page anchor)."""
-    blob = json.dumps({"s": record.system.model_dump(), "w": record.software.model_dump()}, sort_keys=True)
+    blob = record.system.model_dump_json() + record.software.model_dump_json()
     return "env-" + hashlib.sha256(blob.encode()).hexdigest()[:8]
 
 
@@ -83,17 +83,14 @@ def fact(record: Record, metric: str | None = None) -> dict:
     }  # fmt: skip
 
 
-def facts(records, metric: str | None = None) -> pd.DataFrame:
-    """The fact rows of ``records``, sorted by id; object dtype so None stays None."""
-    rows = [fact(r, metric) for r in sorted(records, key=lambda r: r.id)]
-    frame = pd.DataFrame(rows, columns=list(fact_columns()), dtype=object)
-    return frame
+def facts(records, metric: str | None = None) -> list[dict]:
+    """The fact rows of ``records``, sorted by id."""
+    return [fact(r, metric) for r in sorted(records, key=lambda r: r.id)]
 
 
-def fact_columns() -> tuple[str, ...]:
-    return ("id",) + FIELDS + (
-        "env", "metric", "unit", "direction", "value", "min", "max", "cv", "count", "runs", "failed_runs", "status",
-    )  # fmt: skip
+@functools.lru_cache(maxsize=1024)
+def _glob(pattern: str) -> re.Pattern:
+    return re.compile(fnmatch.translate(pattern.lower()))
 
 
 def matches(value, wanted) -> bool:
@@ -104,7 +101,7 @@ def matches(value, wanted) -> bool:
     if wanted is None or value is None:
         return wanted is None and value is None
     if isinstance(wanted, str):
-        return fnmatch.fnmatchcase(str(value).lower(), wanted.lower())
+        return _glob(wanted).match(str(value).lower()) is not None
     if isinstance(wanted, bool) or isinstance(value, bool):
         return value == wanted
     try:
@@ -113,23 +110,19 @@ def matches(value, wanted) -> bool:
         return False
 
 
-def select(frame: pd.DataFrame, where: dict) -> pd.DataFrame:
-    """Rows of ``frame`` whose fields all match ``where``."""
-    if not where or frame.empty:
-        return frame
+def select(rows: list[dict], where: dict) -> list[dict]:
+    """The fact rows whose fields all match ``where``."""
     unknown = sorted(set(where) - set(FIELDS))
     if unknown:
         raise ValueError(f"unknown field(s) {', '.join(unknown)}; valid: {', '.join(FIELDS)}")
-    mask = pd.Series(True, index=frame.index)
-    for name, wanted in where.items():
-        mask &= frame[name].map(lambda v, w=wanted: matches(v, w)).astype(bool)
-    return frame[mask]
+    items = list(where.items())
+    return [row for row in rows if all(matches(row[name], wanted) for name, wanted in items)]
 
 
-def group(frame: pd.DataFrame, fields: list[str]) -> dict[tuple, list[dict]]:
+def group(rows: list[dict], fields: list[str]) -> dict[tuple, list[dict]]:
     """Fact rows by the tuple of their ``fields`` (None is a value like any other)."""
     out: dict[tuple, list[dict]] = {}
-    for row in frame.to_dict("records"):
+    for row in rows:
         out.setdefault(tuple(row[f] for f in fields), []).append(row)
     return out
 

@@ -8,7 +8,7 @@ from collections import Counter
 import pandas as pd
 
 from .aggregate import delta_pct
-from .facts import SOFTWARE_FIELDS, SYSTEM_FIELDS, env_key, group, sort_key, system_label
+from .facts import group, sort_key, system_label
 
 CHANGE_ROWS = 200  # rows per kind and revision on the changes page; the rest is in the downloads
 
@@ -18,34 +18,32 @@ def anchor(record_id: str) -> str:
     return "fail-" + hashlib.sha256(record_id.encode()).hexdigest()[:10]
 
 
-def counts(records, frame: pd.DataFrame) -> dict:
+def counts(records, rows: list[dict]) -> dict:
     runs = [run for r in records for run in r.runs]
     return {
         "records": len(records),
         "runs": len(runs),
         "ok_runs": sum(run.status == "ok" for run in runs),
         "failed_runs": sum(run.status != "ok" for run in runs),
-        "systems": sorted(set(frame["system"])) if not frame.empty else [],
-        "frameworks": sorted(set(frame["framework"])) if not frame.empty else [],
-        "models": sorted(set(frame["model"])) if not frame.empty else [],
+        "systems": sorted({r["system"] for r in rows}),
+        "frameworks": sorted({r["framework"] for r in rows}),
+        "models": sorted({r["model"] for r in rows}),
     }
 
 
-def coverage(frame: pd.DataFrame) -> tuple[list[tuple[str, str]], list[tuple[tuple, list[dict]]]]:
+def coverage(rows: list[dict]) -> tuple[list[tuple[str, str]], list[tuple[tuple, list[dict]]]]:
     """Columns (model, precision); rows (system, framework) with, per cell, how many configurations
     were measured and how many failed by kind. An empty dict is a hole: nothing was attempted."""
-    if frame.empty:
-        return [], []
-    columns = sorted({(m, p) for m, p in zip(frame["model"], frame["precision"], strict=True)})
-    cells = group(frame, ["system", "framework", "model", "precision"])
-    rows = []
-    for system, fw in sorted({(s, f) for s, f in zip(frame["system"], frame["framework"], strict=True)}):
+    columns = sorted(group(rows, ["model", "precision"]))
+    cells = group(rows, ["system", "framework", "model", "precision"])
+    out = []
+    for system, fw in sorted(group(rows, ["system", "framework"])):
         line = []
         for model, precision in columns:
             facts = cells.get((system, fw, model, precision), [])
             line.append(dict(sorted(Counter(f["status"] for f in facts).items())))
-        rows.append(((system, fw), line))
-    return columns, rows
+        out.append(((system, fw), line))
+    return columns, out
 
 
 def coverage_frame(columns, rows) -> pd.DataFrame:
@@ -58,11 +56,13 @@ def coverage_frame(columns, rows) -> pd.DataFrame:
     return pd.DataFrame(lines)
 
 
-def environments(records) -> list[dict]:
-    """One entry per distinct system + software stack, with the records measured on it."""
+def environments(records, env_of: dict[str, str]) -> list[dict]:
+    """One entry per distinct system + software stack, with the records measured on it.
+
+    ``env_of``: record id -> environment key, as the fact rows carry it (computed once)."""
     envs: dict[str, dict] = {}
     for r in sorted(records, key=lambda r: r.id):
-        key = env_key(r)
+        key = env_of[r.id]
         env = envs.get(key)
         if env is None:
             system = r.system.model_dump()
@@ -87,10 +87,7 @@ def environments(records) -> list[dict]:
     return out
 
 
-ENV_FIELDS = SYSTEM_FIELDS + SOFTWARE_FIELDS
-
-
-def failures(records) -> list[tuple[str, list[dict]]]:
+def failures(records, env_of: dict[str, str]) -> list[tuple[str, list[dict]]]:
     """Per model, every record with failed runs: its config and each failure's reason and excerpt."""
     by_model: dict[str, list[dict]] = {}
     for r in sorted(records, key=lambda r: r.id):
@@ -98,7 +95,7 @@ def failures(records) -> list[tuple[str, list[dict]]]:
         if not failed:
             continue
         by_model.setdefault(r.benchmark.model, []).append({
-            "id": r.id, "anchor": anchor(r.id), "system": system_label(r), "env": env_key(r),
+            "id": r.id, "anchor": anchor(r.id), "system": system_label(r), "env": env_of[r.id],
             "config": f"{r.config.framework} {r.config.precision} bs {r.config.batch_size or '?'} "
                       f"{r.config.topology}",
             "runs": [{"run": run.run_id, "status": run.status, "reason": run.reason or "", "excerpt": run.excerpt or "",

@@ -45,8 +45,13 @@ class Redactor:
             value = re.sub(pattern, MARK, value)
         return value
 
+    def _hits(self, text: str) -> bool:
+        return any(v in text for v in self.values) or any(re.search(p, text) for p in self.patterns)
+
     def deep(self, value):
         """Every string inside ``value`` (dicts, lists) with values and patterns replaced."""
+        if not (self.values or self.patterns):
+            return value
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
@@ -58,10 +63,23 @@ class Redactor:
     def record(self, record: Record) -> Record:
         if not self:
             return record
+        fields = [path for path in self.fields if _present(record, path.split("."))]
+        if not fields and not ((self.values or self.patterns) and self._hits(record.model_dump_json())):
+            return record  # the common case: nothing to redact, checked without rebuilding the record
         doc = record.model_dump(mode="json")
-        for path in self.fields:
+        for path in fields:
             _blank(doc, path.split("."))
         return Record.model_validate(self.deep(doc))
+
+
+def _present(node, parts: list[str]) -> bool:
+    """Whether a dotted path holds any value in a record (lists of runs are walked)."""
+    if isinstance(node, list):
+        return any(_present(item, parts) for item in node)
+    value = node.get(parts[0]) if isinstance(node, dict) else getattr(node, parts[0], None)
+    if len(parts) == 1 or value is None:
+        return bool(value) if isinstance(value, dict) else value is not None
+    return _present(value, parts[1:])
 
 
 def _blank(node, parts: list[str]) -> None:

@@ -8,16 +8,19 @@ byte-identical pages: everything is sorted and nothing carries a timestamp.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from . import charts, compare, overview, query, scaling, store, vendor, yamlio
+from . import charts, compare, overview, scaling, store, vendor, yamlio
 from .aggregate import Undefined
 from .facts import facts
 from .redact import Redactor
@@ -25,10 +28,10 @@ from .schema import slug
 from .spec import load_specs
 
 SETTINGS_FILE = "benchcat.yml"
+STAMP = ".render-stamp"  # fingerprint of the inputs of the last render (a dot file: no site page)
 PACKAGE_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 # Characters that are markup in HTML or active in Markdown (tables, emphasis, links, code, raw HTML).
-_ENTITIES = {c: f"&#{ord(c)};" for c in "\\`*_{}[]<>#|!~^&\"'"}
-_ENTITIES.update({"\n": " ", "\r": " ", "\t": " "})
+_ENTITIES = str.maketrans({c: f"&#{ord(c)};" for c in "\\`*_{}[]<>#|!~^&\"'"} | dict.fromkeys("\n\r\t", " "))
 
 
 @dataclass
@@ -72,7 +75,7 @@ def md(value) -> Markup:
     if isinstance(value, Markup):
         return value
     text = "" if value is None else str(value)
-    return Markup("".join(_ENTITIES.get(c, c) for c in text))  # noqa: S704 (every markup char is an entity now)
+    return Markup(text.translate(_ENTITIES))  # noqa: S704 (every markup char is an entity now)
 
 
 def mdpre(value) -> Markup:
@@ -123,14 +126,19 @@ def environment(settings: Settings) -> Environment:
 
 
 def _json(data) -> bytes:
-    return (json.dumps(data, sort_keys=True, indent=1, default=str, allow_nan=False) + "\n").encode()
+    """Compact, sorted JSON, one line per top-level item of a list (diffable, yet small)."""
+    dump = functools.partial(json.dumps, sort_keys=True, separators=(",", ":"), default=str, allow_nan=False)
+    if isinstance(data, list):
+        return ("[\n" + ",\n".join(map(dump, data)) + ("\n]\n" if data else "]\n")).encode()
+    return (dump(data) + "\n").encode()
 
 
 def _frame_files(name: str, frame) -> dict[str, bytes]:
-    frame = frame.astype(object).where(frame.notna(), None)
+    """A table as CSV and as JSON records (pandas' C writers; 15 significant digits)."""
+    text = frame.to_json(orient="records", double_precision=15, force_ascii=False)
     return {
         f"downloads/{name}.csv": frame.to_csv(index=False, lineterminator="\n").encode(),
-        f"downloads/{name}.json": _json(frame.to_dict("records")),
+        f"downloads/{name}.json": (text.replace("},{", "},\n{") + "\n").encode(),
     }
 
 
@@ -144,7 +152,7 @@ def render(settings: Settings) -> dict[str, bytes]:
     systems_doc = yamlio.loads(settings.systems.read_bytes()) if settings.systems.exists() else None
     systems = (systems_doc or {}).get("systems") or {}
     specs = load_specs(settings.reports)
-    frame = facts(records)
+    rows = facts(records)
     env = environment(settings)
     files: dict[str, bytes] = {}
     tables: list[tuple[str, str]] = []  # (download name, title)
@@ -158,28 +166,31 @@ def render(settings: Settings) -> dict[str, bytes]:
     comparisons, vendors = [], []
     for spec in specs:
         if spec.kind == "comparison":
-            table = compare.build(spec, facts(records, spec.metric) if spec.metric else frame, settings.cv_threshold)
+            table = compare.build(spec, facts(records, spec.metric) if spec.metric else rows, settings.cv_threshold)
             comparisons.append(table)
             files.update(_frame_files(f"comparison-{spec.slug}", compare.to_frame(table)))
             tables.append((f"comparison-{spec.slug}", spec.title))
             page(f"comparisons/{spec.slug}.md", "comparison.md.j2", table=table)
         else:
-            ev = vendor.evaluate(spec, facts(records, spec.metric) if spec.metric else frame, systems)
+            ev = vendor.evaluate(spec, facts(records, spec.metric) if spec.metric else rows, systems)
             vendors.append(ev)
             files.update(_frame_files(f"vendor-{spec.slug}", vendor.to_frame(ev)))
             tables.append((f"vendor-{spec.slug}", spec.title))
             labels = [vendor.config_label(p.key) for p in ev.pairs]
-            ratios = [(lab, p.ratio) for lab, p in zip(labels, ev.pairs, strict=True) if isinstance(p.ratio, float)]
-            chart = charts.to_json(charts.ratio_bars([r[0] for r in ratios], [r[1] for r in ratios], spec.title))
-            page(f"vendors/{spec.slug}.md", "vendor.md.j2", ev=ev, labels=labels, chart_json=chart if ratios else None)
+            groups = ev.by_group()
+            chart = charts.to_json(charts.ratio_bars(groups, spec.title)) if groups else None
+            page(f"vendors/{spec.slug}.md", "vendor.md.j2", ev=ev, labels=labels, groups=groups, chart_json=chart)
     page("comparisons/index.md", "comparisons.md.j2", tables=comparisons)
     page("vendors/index.md", "vendors.md.j2", evaluations=vendors)
 
-    models = sorted(set(frame["model"])) if not frame.empty else []
+    models = sorted({r["model"] for r in rows})
     scaling_pages = []
     for model in models:
-        secs = scaling.sections(frame, model)
-        figs = [(s, charts.to_json(charts.throughput_bars(s)), charts.to_json(charts.speedup_lines(s))) for s in secs]
+        secs = scaling.sections(rows, model)
+        figs = [
+            (s, charts.to_json(charts.throughput_bars(s)), charts.to_json(charts.speedup_lines(s)), charts.charted(s))
+            for s in secs
+        ]
         name = f"scaling-{slug(model)}"
         files.update(_frame_files(name, scaling.to_frame(secs)))
         tables.append((name, f"Scaling of {model}"))
@@ -187,23 +198,27 @@ def render(settings: Settings) -> dict[str, bytes]:
         page(f"scaling/{slug(model)}.md", "scaling.md.j2", model=model, sections=figs)
     page("scaling/index.md", "scaling_index.md.j2", models=scaling_pages)
 
-    cov_columns, cov_rows = overview.coverage(frame)
+    cov_columns, cov_rows = overview.coverage(rows)
     files.update(_frame_files("coverage", overview.coverage_frame(cov_columns, cov_rows)))
     tables.append(("coverage", "Coverage matrix"))
     page("coverage.md", "coverage.md.j2", columns=cov_columns, rows=cov_rows)
-    page("environments.md", "environments.md.j2", envs=overview.environments(records))
-    page("failures.md", "failures.md.j2", models=overview.failures(records))
+    env_of = {f["id"]: f["env"] for f in rows}
+    page("environments.md", "environments.md.j2", envs=overview.environments(records, env_of))
+    page("failures.md", "failures.md.j2", models=overview.failures(records, env_of))
     revisions = overview.changes(history, by_id)
     page("changes.md", "changes.md.j2", revisions=revisions)
 
-    files["downloads/catalog.json"] = _json([query.flat(r) for r in records])
-    files["downloads/catalog.csv"] = query.to_csv(records).encode()
+    # Records exactly as stored (pydantic's own JSON encoder: 10x faster than dumping dicts), and
+    # one CSV line per record with the fact fields every report selects on.
+    files["downloads/catalog.json"] = ("[\n" + ",\n".join(r.model_dump_json(exclude_none=True) for r in records)
+                                       + ("\n]\n" if records else "]\n")).encode()  # fmt: skip
+    files.update({k: v for k, v in _frame_files("catalog", pd.DataFrame(rows)).items() if k.endswith(".csv")})
     files["downloads/history.json"] = _json(history)
     page("downloads.md", "downloads.md.j2", tables=sorted(tables))
     page(
         "_home.md",
         "home.md.j2",
-        counts=overview.counts(records, frame),
+        counts=overview.counts(records, rows),
         latest=revisions[:3],
         comparisons=comparisons,
         evaluations=vendors,
@@ -218,11 +233,8 @@ def write(output: Path, files: dict[str, bytes]) -> list[str]:
     output.mkdir(parents=True, exist_ok=True)
     for rel, data in files.items():
         target = output / rel
-        try:
-            if target.read_bytes() == data:
-                continue
-        except OSError:
-            pass
+        if target.is_file() and target.read_bytes() == data:
+            continue
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.tmp")
         tmp.write_bytes(data)
@@ -230,7 +242,7 @@ def write(output: Path, files: dict[str, bytes]) -> list[str]:
         changed.append(rel)
     for path in sorted(output.rglob("*"), reverse=True):
         rel = path.relative_to(output).as_posix()
-        if path.is_file() and rel not in files:
+        if path.is_file() and rel not in files and rel != STAMP:
             path.unlink()
             changed.append(rel)
         elif path.is_dir() and not any(path.iterdir()):
@@ -238,10 +250,34 @@ def write(output: Path, files: dict[str, bytes]) -> list[str]:
     return sorted(changed)
 
 
-def render_site(root: str | os.PathLike = ".") -> tuple[Settings, list[str]]:
-    """Render the site at ``root`` (the folder of mkdocs.yml): pages, downloads and plotly.min.js."""
+def fingerprint(settings: Settings) -> str:
+    """What the pages depend on: every input file's name, size and mtime, and benchcat's own code."""
+    roots = [settings.catalog, settings.reports, settings.templates, PACKAGE_TEMPLATES, Path(__file__).parent]
+    seen = []
+    for top in roots:
+        paths = sorted(top.rglob("*")) if top.is_dir() else []
+        for p in paths:
+            rel = p.relative_to(top).parts
+            if p.is_file() and not any(part.startswith(".") for part in rel) and "__pycache__" not in rel:
+                st = p.stat()
+                seen.append((str(p), st.st_size, st.st_mtime_ns))
+    for p in (settings.systems, settings.root / SETTINGS_FILE):
+        seen.append((str(p), *((p.stat().st_size, p.stat().st_mtime_ns) if p.exists() else (None, None))))
+    return hashlib.sha256(json.dumps(seen).encode()).hexdigest()
+
+
+def render_site(root: str | os.PathLike = ".", *, force: bool = True) -> tuple[Settings, list[str]]:
+    """Render the site at ``root`` (the folder of mkdocs.yml): pages, downloads and plotly.min.js.
+
+    Without ``force``, nothing is done when no input changed since the last render (the mkdocs hook
+    runs on every build; ``mkdocs build`` right after ``catalog render`` need not render twice).
+    """
     settings = Settings.load(root)
-    files = render(settings)
-    changed = write(settings.output, files)
+    stamp = settings.output / STAMP
+    stamp_text = fingerprint(settings)
     charts.copy_plotly(settings.assets)
+    if not force and stamp.exists() and stamp.read_text() == stamp_text:
+        return settings, []
+    changed = write(settings.output, render(settings))
+    stamp.write_text(stamp_text)
     return settings, changed

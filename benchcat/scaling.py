@@ -27,6 +27,11 @@ class Series:
     label: str
     points: list[Point] = field(default_factory=list)
 
+    @property
+    def at(self) -> dict[str, Point]:
+        """Points by topology label."""
+        return {p.topology: p for p in self.points}
+
 
 @dataclass
 class Section:
@@ -51,17 +56,17 @@ def series_label(values: dict) -> str:
     return " · ".join(str(p) for p in parts)
 
 
-def sections(frame: pd.DataFrame, model: str) -> list[Section]:
+def sections(rows: list[dict], model: str) -> list[Section]:
     """Per precision of ``model``: every series with its points, speedups against its 1-device point."""
-    frame = frame[frame["model"] == model] if not frame.empty else frame
     out = []
-    for (precision,), rows in sorted(group(frame, ["precision"]).items(), key=lambda kv: sort_key(kv[0][0])):
+    mine = [r for r in rows if r["model"] == model]
+    for (precision,), rows in sorted(group(mine, ["precision"]).items(), key=lambda kv: sort_key(kv[0][0])):
         topologies = sorted({(r["topology"], r["devices"]) for r in rows}, key=lambda t: (t[1], t[0]))
         units = sorted({r["unit"] for r in rows if r["unit"]})
-        by_series = group(pd.DataFrame(rows, dtype=object), SERIES)
+        by_series = group(rows, SERIES)
         series = []
         for key in sorted(by_series, key=lambda k: tuple(map(sort_key, k))):
-            points_by_topo = group(pd.DataFrame(by_series[key], dtype=object), ["topology"])
+            points_by_topo = group(by_series[key], ["topology"])
             chosen = {t: best(points_by_topo[(t,)]) for t, _ in topologies if (t,) in points_by_topo}
             ones = [f for f in chosen.values() if f["devices"] == 1 and f["status"] == "ok"]
             base = ones[0]["value"] if ones else None

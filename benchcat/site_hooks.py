@@ -18,7 +18,7 @@ def _root(config) -> Path:
 
 
 def on_pre_build(config, **kwargs) -> None:
-    _, changed = render_site(_root(config))
+    _, changed = render_site(_root(config), force=False)
     log.info("benchcat: rendered the catalog, %d generated file(s) changed", len(changed))
 
 

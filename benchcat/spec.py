@@ -86,6 +86,8 @@ class ReportSpec(Strict):
         unknown = sorted(set(names) - set(FIELDS))
         if unknown:
             raise ValueError(f"unknown field(s) {', '.join(unknown)}; valid: {', '.join(FIELDS)}")
+        if self.baseline and self.baseline.row and set(self.baseline.row) - set(self.rows):
+            raise ValueError(f"baseline row fields {sorted(set(self.baseline.row) - set(self.rows))} are not in rows")
         if self.kind == "vendor" and (self.a is None or self.b is None):
             raise ValueError("a vendor report needs sides a and b")
         labels = [c.label for c in self.columns if isinstance(c, Column)]

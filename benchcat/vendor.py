@@ -42,6 +42,15 @@ class Evaluation:
     def compared(self) -> int:
         return sum(isinstance(p.ratio, float) for p in self.pairs)
 
+    def by_group(self) -> list[tuple[str, float, int]]:
+        """Geometric-mean ratio per model and precision: (label, ratio, pairs compared)."""
+        groups: dict[str, list[float]] = {}
+        for p in self.pairs:
+            if isinstance(p.ratio, float):
+                label = " ".join(str(p.key[f]) for f in ("model", "precision") if p.key.get(f) is not None)
+                groups.setdefault(label or "all", []).append(p.ratio)
+        return [(label, geomean(r), len(r)) for label, r in sorted(groups.items())]
+
 
 def cost_of(systems: dict, system: str, what: str) -> float | None:
     """Price or power per device for a system label, from the systems file (globs allowed)."""
@@ -52,13 +61,13 @@ def cost_of(systems: dict, system: str, what: str) -> float | None:
     return None
 
 
-def evaluate(spec: ReportSpec, frame: pd.DataFrame, systems: dict | None = None) -> Evaluation:
+def evaluate(spec: ReportSpec, rows: list[dict], systems: dict | None = None) -> Evaluation:
     systems = systems or {}
     ev = Evaluation(spec=spec)
-    frame = select(frame, spec.where)
-    side_a, side_b = select(frame, spec.a.match), select(frame, spec.b.match)
+    rows = select(rows, spec.where)
+    side_a, side_b = select(rows, spec.a.match), select(rows, spec.b.match)
     for name, side in (("a", side_a), ("b", side_b)):
-        ev.failure_rate[name] = (int(side["failed_runs"].sum()), int(side["runs"].sum())) if not side.empty else (0, 0)
+        ev.failure_rate[name] = (sum(f["failed_runs"] for f in side), sum(f["runs"] for f in side))
     ga, gb = group(side_a, spec.match_on), group(side_b, spec.match_on)
     for key in sorted(set(ga) | set(gb), key=lambda k: tuple(map(sort_key, k))):
         pair = Pair(dict(zip(spec.match_on, key, strict=True)), best(ga.get(key, [])), best(gb.get(key, [])))
@@ -104,12 +113,12 @@ def _geomean_of(pairs: list[Pair], attr: str, reason: str) -> float | Undefined:
     return geomean(ratios) if ratios else Undefined(reason)
 
 
-def _env_diff(side_a: pd.DataFrame, side_b: pd.DataFrame) -> list[tuple[str, list, list]]:
+def _env_diff(side_a: list[dict], side_b: list[dict]) -> list[tuple[str, list, list]]:
     """System and software fields whose sets of values differ between the two sides."""
     out = []
     for name in SYSTEM_FIELDS + SOFTWARE_FIELDS:
-        va = sorted({str(v) for v in side_a[name] if v is not None}) if not side_a.empty else []
-        vb = sorted({str(v) for v in side_b[name] if v is not None}) if not side_b.empty else []
+        va = sorted({str(f[name]) for f in side_a if f[name] is not None})
+        vb = sorted({str(f[name]) for f in side_b if f[name] is not None})
         if va != vb:
             out.append((name, va, vb))
     return out

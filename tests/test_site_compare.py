@@ -120,6 +120,8 @@ def test_spec_errors_name_the_field():
         ReportSpec(title="x", rows=["modle"])
     with pytest.raises(ValueError, match="exactly one"):
         ReportSpec(title="x", baseline={})
+    with pytest.raises(ValueError, match="not in rows"):
+        ReportSpec(title="x", rows=["batch_size"], baseline={"row": {"grad_accum": 1}})
     with pytest.raises(ValueError, match="needs sides"):
         ReportSpec(title="x", kind="vendor")
 

@@ -4,8 +4,10 @@
 (function () {
   "use strict";
   var COLORS = {
-    light: ["#1f5fbf", "#d9480f", "#2b8a3e", "#862e9c", "#c2255c", "#0b7285", "#5c940d", "#e67700"],
-    dark: ["#74a9ff", "#ff922b", "#69db7c", "#da77f2", "#f783ac", "#3bc9db", "#a9e34b", "#ffd43b"],
+    light: ["#1f5fbf", "#d9480f", "#2b8a3e", "#862e9c", "#c2255c", "#0b7285", "#5c940d", "#e67700",
+            "#364fc7", "#a61e4d", "#087f5b", "#5f3dc4", "#868e96", "#e8590c", "#1098ad", "#74b816"],
+    dark: ["#74a9ff", "#ff922b", "#69db7c", "#da77f2", "#f783ac", "#3bc9db", "#a9e34b", "#ffd43b",
+           "#91a7ff", "#faa2c1", "#63e6be", "#b197fc", "#ced4da", "#ffa94d", "#66d9e8", "#c0eb75"],
   };
 
   function css(name, fallback) {
