@@ -1,9 +1,12 @@
 """One virtual environment per framework, created from the project's pinned requirements.
 
 Environments live outside the repository, in ``$BENCHCAT_ENVS`` (default
-``~/.cache/benchcat/envs/<framework>``), so every clone and worktree on a machine shares them
-and ``git clean`` never costs a multi-GB reinstall. An environment is ready when its stamp (a
-hash of the requirements file and the Python version) matches; otherwise it is rebuilt.
+``~/.cache/benchcat/envs``), so every clone and worktree on a machine shares them and ``git
+clean`` never costs a multi-GB reinstall. Each is named by what it was built from,
+``<framework>-<flavour>-<hash of the requirements file and Python version>``, so branches with
+different pins get different environments instead of rebuilding each other's, and a lock per
+environment makes concurrent ``setup`` calls wait for one build. ``$BENCHCAT_FLAVOUR`` (cpu or
+gpu, default cpu) picks which flavour ``catalog run`` uses.
 Standard library only: ``scripts/setup.d/30-frameworks.sh`` runs this before the project's own
 ``.venv`` exists (``python3 -m benchcat.envs setup all``). Nothing here imports a framework.
 """
@@ -45,26 +48,21 @@ def stamp_for(framework: str, flavour: str = "cpu") -> str:
     return hashlib.sha256(text + b"\0" + tag).hexdigest()
 
 
-def env_path(framework: str) -> Path:
+def flavour_in_use() -> str:
+    return os.environ.get("BENCHCAT_FLAVOUR", "cpu")
+
+
+def env_path(framework: str, flavour: str | None = None) -> Path:
     check(framework)
-    return envs_dir() / framework
+    flavour = flavour or flavour_in_use()
+    return envs_dir() / f"{framework}-{flavour}-{stamp_for(framework, flavour)[:12]}"
 
 
 def status(framework: str, flavour: str | None = None) -> str:
-    """``ready``, ``stale`` (requirements or flavour changed) or ``missing``.
-
-    The stamp file holds ``<flavour> <hash>``; ``flavour=None`` accepts whichever was installed.
-    """
-    path = env_path(framework)
-    try:
-        words = (path / STAMP).read_text().split()
-    except OSError:
-        return "missing"
-    installed, digest = words if len(words) == 2 else ("cpu", words[0] if words else "")
-    if flavour is not None and installed != flavour:
-        return "stale"
-    fresh = digest == stamp_for(framework, installed) and (path / "bin" / "python").exists()
-    return "ready" if fresh else "stale"
+    """``ready`` or ``missing`` (never built from the current pins, or a build was interrupted)."""
+    path = env_path(framework, flavour)
+    ready = (path / STAMP).is_file() and (path / "bin" / "python").exists()
+    return "ready" if ready else "missing"
 
 
 def python(framework: str) -> Path | None:
@@ -74,24 +72,29 @@ def python(framework: str) -> Path | None:
     return env_path(framework) / "bin" / "python" if status(framework) == "ready" else None
 
 
-def setup(framework: str, flavour: str = "cpu", force: bool = False, say=print) -> Path:
-    """Create (or rebuild when stale) the environment; returns its interpreter. Idempotent."""
-    path = env_path(framework)
-    if not force and status(framework, flavour) == "ready":
-        say(f"{framework}: ready at {path}")
-        return path / "bin" / "python"
-    start = time.monotonic()
-    if path.exists():
-        shutil.rmtree(path)
+def setup(framework: str, flavour: str | None = None, force: bool = False, say=print) -> Path:
+    """Create the environment unless it is ready; returns its interpreter. Idempotent and concurrency-safe."""
+    import fcntl
+
+    flavour = flavour or flavour_in_use()
+    path = env_path(framework, flavour)
     path.parent.mkdir(parents=True, exist_ok=True)
-    say(f"{framework}: creating {path} from {requirements_file(framework, flavour).relative_to(PROJECT)}")
-    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True)
-    py = str(path / "bin" / "python")
-    pip = [py, "-m", "pip", "install", "--quiet", "--no-cache-dir", "--disable-pip-version-check"]
-    subprocess.run([*pip, "--upgrade", "pip"], check=True)
-    subprocess.run([*pip, "-r", str(requirements_file(framework, flavour))], check=True)
-    (path / STAMP).write_text(f"{flavour} {stamp_for(framework, flavour)}\n")
-    say(f"{framework}: ready in {time.monotonic() - start:.0f} s")
+    with open(path.parent / f".{path.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another process building the same env: wait, then reuse it
+        if not force and status(framework, flavour) == "ready":
+            say(f"{framework}: ready at {path}")
+            return path / "bin" / "python"
+        start = time.monotonic()
+        if path.exists():
+            shutil.rmtree(path)  # an interrupted build (no stamp) or --force
+        say(f"{framework}: creating {path} from {requirements_file(framework, flavour).relative_to(PROJECT)}")
+        subprocess.run([sys.executable, "-m", "venv", str(path)], check=True)
+        py = str(path / "bin" / "python")
+        pip = [py, "-m", "pip", "install", "--quiet", "--no-cache-dir", "--disable-pip-version-check"]
+        subprocess.run([*pip, "--upgrade", "pip"], check=True)
+        subprocess.run([*pip, "-r", str(requirements_file(framework, flavour))], check=True)
+        (path / STAMP).write_text(f"{flavour} {stamp_for(framework, flavour)}\n")
+        say(f"{framework}: ready in {time.monotonic() - start:.0f} s")
     return Path(py)
 
 

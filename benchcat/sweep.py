@@ -118,7 +118,8 @@ def run(
 ) -> SweepReport:
     """Run every point whose log is not complete yet; each repeat in its own child process."""
     report = SweepReport(output=sweep.output, total=len(sweep.runs))
-    missing = sorted({c.framework for c in sweep.runs if python_for(c.framework) is None})
+    pending = [c for c in sweep.runs if force or not launch.is_complete(sweep.output / launch.log_name(c))]
+    missing = sorted({c.framework for c in pending if python_for(c.framework) is None})
     if missing:
         raise SweepError(
             f"no environment for {', '.join(missing)}; create it with: "

@@ -207,6 +207,13 @@ def measure(cfg: RunConfig, runner: Runner, log: LogWriter | None) -> dict:
     return summary
 
 
+def limit_address_space(headroom_mib: int) -> None:
+    """Cap this process's virtual memory at its current size plus ``headroom_mib`` (forced-OOM probes)."""
+    with open("/proc/self/status") as fh:
+        size = next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmSize:"))
+    resource.setrlimit(resource.RLIMIT_AS, (size + (headroom_mib << 20), resource.RLIM_INFINITY))
+
+
 def inject(fault: str, runner: Runner) -> None:
     """Forced failures for the tests: each takes the path a real one would."""
     if fault == "oom":

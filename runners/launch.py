@@ -32,6 +32,7 @@ OOM_MARKERS = (
     "cannot allocate memory",
     "not enough memory",
     "failed to allocate",
+    "allocate memory failed",  # MindSpore
     "std::bad_alloc",
     "alloc failed",
 )

@@ -99,3 +99,20 @@ def test_classify():
     assert launch.classify(1, False, "", tf_oom)[0] == "oom"
     assert launch.classify(1, False, "", {"type": "ValueError", "message": "bad"}) == ("error", "ValueError: bad")
     assert launch.classify(3, False, "", None) == ("error", "exit code 3 without a summary")
+
+
+def test_mindspore_allocation_failure_is_oom():
+    error = {"type": "RuntimeError", "message": "Allocate memory failed"}
+    assert launch.classify(1, False, "", error)[0] == "oom"
+
+
+def test_env_paths_are_named_by_their_pins(tmp_path, monkeypatch):
+    from benchcat import envs
+
+    monkeypatch.setenv("BENCHCAT_ENVS", str(tmp_path))
+    cpu, gpu = envs.env_path("mxnet", "cpu"), envs.env_path("mxnet", "gpu")
+    assert cpu.parent == tmp_path and cpu.name.startswith("mxnet-cpu-") and cpu != gpu
+    assert envs.status("mxnet") == "missing" and envs.python("mxnet") is None
+    assert envs.python("fake") is not None
+    with pytest.raises(KeyError, match="valid frameworks"):
+        envs.env_path("caffe")
