@@ -24,12 +24,13 @@ from . import charts, compare, overview, scaling, store, vendor, yamlio
 from .aggregate import Undefined
 from .facts import facts
 from .redact import Redactor
+from .resources import data_root
 from .schema import slug
 from .spec import load_specs
 
 SETTINGS_FILE = "benchcat.yml"
 STAMP = ".render-stamp"  # fingerprint of the inputs of the last render (a dot file: no site page)
-PACKAGE_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+PACKAGE_TEMPLATES = data_root() / "templates"
 # Characters that are markup in HTML or active in Markdown (tables, emphasis, links, code, raw HTML).
 _ENTITIES = str.maketrans({c: f"&#{ord(c)};" for c in "\\`*_{}[]<>#|!~^&\"'"} | dict.fromkeys("\n\r\t", " "))
 

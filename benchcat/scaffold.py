@@ -8,12 +8,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from .resources import data_root
+
+ROOT = data_root()
+# Keep in step with [tool.setuptools.data-files] in pyproject.toml (a test checks).
 SKELETON = [
     "mkdocs.yml",
     "site_src/index.md",
     "site_src/methodology.md",
     "site_src/publishing.md",
+    "site_src/user-formats.md",
+    "site_src/table-import.md",
     "site_src/assets/charts.js",
     "site_src/assets/benchcat.css",
 ]
