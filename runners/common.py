@@ -264,6 +264,7 @@ def main(runner_class: type[Runner], argv: list[str] | None = None) -> int:
         runner.setup_distributed(cfg)
         if runner.world > 1:
             log.tags["rank"] = runner.rank
+            log.write("rank", pid=os.getpid(), world_size=runner.world)  # the launcher maps a dead pid to its rank
         if runner.rank == 0:
             log.write("framework", **runner.info(), **versions())
         # each rank its own shard of the synthetic data (rank 0's is the single-process data)

@@ -242,6 +242,23 @@ def append_failure(log: Path, status: str, reason: str, returncode: int | None, 
 RANK_EXIT = re.compile(r"rank\s*:\s*(\d+).*?\n.*?exitcode\s*:\s*(-?\d+)", re.S)
 
 
+def rank_of(log: Path, pid: int) -> int | None:
+    """The rank a process said it was (its ``rank`` line); frameworks such as ps-lite number ranks themselves."""
+    try:
+        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        if '"kind": "rank"' in line:
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            if obj.get("pid") == pid:
+                return obj.get("rank")
+    return None
+
+
 def count_summaries(log: Path) -> int:
     try:
         text = log.read_text(encoding="utf-8", errors="replace")
@@ -309,13 +326,12 @@ def _run_group(specs: list[Proc], cfg: RunConfig, log: Path, timeout: float, sta
                                             start_new_session=True)
                 running.append((spec, proc, err_path))
             deadline = start + timeout
-            failed: tuple[Proc, int] | None = None
+            failed: tuple[Proc, subprocess.Popen] | None = None
             timed_out = False
             while True:
                 workers = [(s, p) for s, p, _ in running if s.worker]
-                bad = [(s, p.returncode) for s, p in workers if p.poll() is not None and p.returncode != 0]
-                bad += [(s, p.returncode) for s, p, _ in running
-                        if not s.worker and p.poll() is not None and p.returncode != 0]
+                bad = [(s, p) for s, p in workers if p.poll() is not None and p.returncode != 0]
+                bad += [(s, p) for s, p, _ in running if not s.worker and p.poll() is not None and p.returncode != 0]
                 if bad:
                     failed = bad[0]
                     break
@@ -344,9 +360,11 @@ def _run_group(specs: list[Proc], cfg: RunConfig, log: Path, timeout: float, sta
         status, reason = classify(None, True, stderr, None)
         append_failure(log, status, reason, None, elapsed, stderr)
         return status
-    spec, returncode = failed
+    spec, proc = failed
+    returncode = proc.returncode
     stderr = errs[spec.name]
-    who = spec.name
+    rank = rank_of(log, proc.pid)
+    who = spec.name if rank is None else f"rank {rank}"
     root = stderr.rfind("Root Cause")  # torchrun names the first failed rank there; later ones were stopped
     found = RANK_EXIT.search(stderr, max(root, 0))
     if found and returncode > 0:
