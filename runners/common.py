@@ -174,6 +174,9 @@ class Runner:
     def allocate_too_much(self) -> None:
         raise NotImplementedError
 
+    def close(self) -> None:
+        """After the summary: leave the data-parallel job cleanly (where the framework needs it)."""
+
 
 def measure(cfg: RunConfig, runner: Runner, log: LogWriter | None) -> dict:
     """Run ``cfg.steps`` optimizer steps; time each, log each, and return the summary.
@@ -271,6 +274,7 @@ def main(runner_class: type[Runner], argv: list[str] | None = None) -> int:
         runner.build(cfg, weights, bert.batches(s, cfg.batch_size, cfg.seq_len, cfg.seed + runner.rank))
         summary = measure(cfg, runner, log)
         log.write("summary", status="ok", **summary)
+        runner.close()
     except BaseException as exc:
         tb = traceback.format_exc()
         sys.stderr.write(tb)

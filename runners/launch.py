@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -124,6 +125,7 @@ class Proc:
     cmd: list[str]
     env: dict[str, str] = field(default_factory=dict)
     worker: bool = True  # helpers are stopped once every worker is done
+    scratch: Path | None = None  # the launcher's own log folder: its tail joins stderr, then it is removed
 
 
 def free_ports(count: int) -> list[int]:
@@ -184,11 +186,14 @@ def plan(python: str, cfg: RunConfig, log: Path) -> tuple[list[Proc], dict]:
         return procs, {**info, "launcher": "KVStore dist_sync (DMLC_ROLE scheduler + server + workers)"}
     if fw == "mindspore":
         (port,) = free_ports(1)
-        logdir = Path(tempfile.mkdtemp(prefix="msrun-"))
+        logdir = Path(tempfile.mkdtemp(prefix="benchcat-msrun-"))  # msrun's per-worker logs; removed after the run
+        # msrun starts "python <args>" per rank: PATH puts this environment's python first
+        env = {"PATH": str(Path(python).parent) + os.pathsep + os.environ.get("PATH", "")}
         cmd = [python, "-m", "mindspore.parallel.cluster.run", f"--worker_num={world}",
                f"--local_worker_num={cfg.devices_per_node}", "--master_addr=127.0.0.1", f"--master_port={port}",
-               f"--log_dir={logdir}", "--join=True", f"--cluster_time_out={120}", "-m", *args[1:]]
-        return [Proc("msrun", cmd)], {**info, "launcher": "msrun"}
+               f"--log_dir={logdir}", "--join=True", "--cluster_time_out=120", "python",
+               *[("--runner-log" if a == "--log" else a) for a in args]]
+        return [Proc("msrun", cmd, env, scratch=logdir)], {**info, "launcher": "msrun"}
     # fake (and any runner reading these): the ranks are told who they are, nothing is exchanged
     procs = [Proc(f"rank {i}", run, {"BENCHCAT_RANK": str(i), "BENCHCAT_WORLD_SIZE": str(world)}) for i in range(world)]
     return procs, {**info, "launcher": "benchcat (independent ranks, no communication)"}
@@ -239,6 +244,8 @@ def append_failure(log: Path, status: str, reason: str, returncode: int | None, 
         fh.write(json.dumps(failure, sort_keys=True) + "\n")
 
 
+MSRUN_DEAD = re.compile(r"Worker process (\d+) exit with exception\. Error code: (-?\d+)")
+LINGER_S = 10.0  # after the last rank's summary, how long the launcher gets to shut the job down
 RANK_EXIT = re.compile(r"rank\s*:\s*(\d+).*?\n.*?exitcode\s*:\s*(-?\d+)", re.S)
 
 
@@ -328,6 +335,8 @@ def _run_group(specs: list[Proc], cfg: RunConfig, log: Path, timeout: float, sta
             deadline = start + timeout
             failed: tuple[Proc, subprocess.Popen] | None = None
             timed_out = False
+            all_done_at = None  # when every rank had written its summary
+            lingered = False
             while True:
                 workers = [(s, p) for s, p, _ in running if s.worker]
                 bad = [(s, p) for s, p in workers if p.poll() is not None and p.returncode != 0]
@@ -340,6 +349,11 @@ def _run_group(specs: list[Proc], cfg: RunConfig, log: Path, timeout: float, sta
                 if time.monotonic() > deadline:
                     timed_out = True
                     break
+                if all_done_at is None and count_summaries(log) >= cfg.world_size:
+                    all_done_at = time.monotonic()
+                if all_done_at is not None and time.monotonic() - all_done_at > LINGER_S:
+                    lingered = True  # the job's work is done and logged; its shutdown handshake is not
+                    break
                 time.sleep(0.1)
         finally:
             for _, proc, _ in running:
@@ -347,7 +361,24 @@ def _run_group(specs: list[Proc], cfg: RunConfig, log: Path, timeout: float, sta
                     _kill(proc)
                 proc.wait()
         errs = {spec.name: path.read_text(encoding="utf-8", errors="replace") for spec, _, path in running}
+        for spec, _, _ in running:
+            if spec.scratch is not None:
+                for worker_log in sorted(spec.scratch.glob("*.log")):
+                    text = worker_log.read_text(encoding="utf-8", errors="replace")
+                    errs[spec.name] += f"\n[{worker_log.name}] {text[-1500:]}"
+                shutil.rmtree(spec.scratch, ignore_errors=True)
     elapsed = time.monotonic() - start
+    if lingered:
+        with open(log, "a", encoding="utf-8") as fh:
+            note = (f"every rank wrote its summary but the launcher had not exited {LINGER_S:.0f} s later; "
+                    "stopped (its shutdown did not finish)")
+            fh.write(json.dumps({"kind": "launcher", "note": note}) + "\n")
+        log_tail = log.read_text(encoding="utf-8").splitlines()
+        # the summaries stay the log's result: move the note before the last summary
+        last = max(i for i, line in enumerate(log_tail) if '"kind": "summary"' in line)
+        log_tail.insert(last, log_tail.pop())
+        log.write_text("\n".join(log_tail) + "\n", encoding="utf-8")
+        return "ok"
     if failed is None and not timed_out:
         summaries = count_summaries(log)
         if summaries >= cfg.world_size and is_complete(log):
@@ -365,6 +396,10 @@ def _run_group(specs: list[Proc], cfg: RunConfig, log: Path, timeout: float, sta
     stderr = errs[spec.name]
     rank = rank_of(log, proc.pid)
     who = spec.name if rank is None else f"rank {rank}"
+    dead = MSRUN_DEAD.search(stderr)  # msrun names the dead worker's pid and exit code
+    if dead and returncode > 0:
+        rank = rank_of(log, int(dead.group(1)))
+        who, returncode = (spec.name if rank is None else f"rank {rank}"), int(dead.group(2)) or returncode
     root = stderr.rfind("Root Cause")  # torchrun names the first failed rank there; later ones were stopped
     found = RANK_EXIT.search(stderr, max(root, 0))
     if found and returncode > 0:

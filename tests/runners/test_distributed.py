@@ -15,7 +15,7 @@ from runner_helpers import framework_python, run_into
 from benchcat import store
 from benchcat.collect import collect
 
-DATA_PARALLEL = ("pytorch", "tensorflow", "mxnet")
+DATA_PARALLEL = ("pytorch", "tensorflow", "mxnet", "mindspore")
 TINY = {"steps": 5, "warmup": 2, "seq_len": 16, "batch_size": 4}
 
 
