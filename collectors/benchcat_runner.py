@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 
 from benchcat.schema import Benchmark, Config, Run, Software, System
 
@@ -63,7 +64,7 @@ class BenchcatRunnerCollector(Collector):
             result.problems.append(ctx.problem(1, f"header is incomplete or invalid: {exc}"))
             return result
         cfg = header["config"]
-        run = self._run(cfg, by_kind, ctx, result)
+        run = self._run(cfg, by_kind, ctx, result, header)
         obs.run = run
         result.observations.append(obs)
         return result
@@ -81,6 +82,10 @@ class BenchcatRunnerCollector(Collector):
         }
         if cfg.get("fault"):
             flags["fault"] = cfg["fault"]
+        if header.get("launcher"):
+            flags["launcher"] = header["launcher"]
+        if header.get("threads_per_rank"):
+            flags["threads_per_rank"] = str(header["threads_per_rank"])
         for name, value in (machine.get("env") or {}).items():
             flags[f"env.{name}"] = str(value)
         other = {
@@ -120,6 +125,7 @@ class BenchcatRunnerCollector(Collector):
                 sync_every_step=cfg["sync_every_step"],
                 nodes=cfg.get("nodes", 1),
                 devices_per_node=cfg.get("devices_per_node", 1),
+                parallel_mode="data" if cfg.get("nodes", 1) * cfg.get("devices_per_node", 1) > 1 else None,
                 flags=flags,
             ),
             system=System(
@@ -145,12 +151,15 @@ class BenchcatRunnerCollector(Collector):
             notes=notes,
         )
 
-    def _run(self, cfg: dict, by_kind: dict, ctx: FileContext, result: ParseResult) -> Run:
+    def _run(self, cfg: dict, by_kind: dict, ctx: FileContext, result: ParseResult, header: dict) -> Run:
         run_id = str(cfg.get("run_id", "1"))
         steps = by_kind.get("step", [])
         summary = by_kind.get("summary")
         failure = by_kind.get("failure")
-        if summary:
+        world = cfg.get("nodes", 1) * cfg.get("devices_per_node", 1)
+        if summary and (world == 1 or not failure):  # a rank that died after another finished fails the run
+            if world > 1:
+                summary = self._merge_ranks(cfg, world, summary, steps, ctx, result, header)
             number, s = summary[-1]
             values = {}
             for key, (metric, scale) in SUMMARY_METRICS.items():
@@ -193,6 +202,38 @@ class BenchcatRunnerCollector(Collector):
             iterations=len(steps),
             source=ctx.provenance(self, str(last)),
         )
+
+
+    def _merge_ranks(self, cfg, world, summary, steps, ctx, result, header) -> list[tuple[int, dict]]:
+        """One summary from every rank's: step times are the median across ranks per step (DLPerf's
+        rule), throughput is global samples over their sum; the rest is rank 0's."""
+        by_rank = {obj.get("rank", 0): (n, obj) for n, obj in summary}
+        number, first = by_rank.get(0, summary[0])
+        if len(by_rank) != world:
+            result.problems.append(
+                ctx.problem(number, f"{len(by_rank)} of {world} ranks wrote a summary", "warning")
+            )
+        merged = dict(first, host_rss_mib=max(obj.get("host_rss_mib") or 0 for _, obj in summary) or None)
+        per_step: dict[int, list[float]] = {}
+        for _, obj in steps:
+            if obj.get("step", -1) >= cfg["warmup"] and isinstance(obj.get("time_s"), int | float):
+                per_step.setdefault(obj["step"], []).append(obj["time_s"])
+        global_batch = header.get("global_batch_size") or cfg["batch_size"] * cfg["grad_accum"] * world
+        if cfg.get("sync_every_step", True) and per_step:
+            counts = {len(v) for v in per_step.values()}
+            if counts != {world}:
+                result.problems.append(
+                    ctx.problem(None, f"lines per step vary {sorted(counts)} (expected {world})", "warning")
+                )
+            medians = [statistics.median(per_step[k]) for k in sorted(per_step)]
+            merged["throughput"] = global_batch * len(medians) / sum(medians)
+            merged["step_time_ms"] = 1000 * statistics.median(medians)
+            mean = statistics.fmean(medians)
+            merged["step_time_cv"] = statistics.pstdev(medians) / mean if len(medians) > 1 else None
+        else:  # only windows: the slowest rank's window bounds the job
+            window = max(obj["window_s"] for _, obj in summary)
+            merged["throughput"] = global_batch * first["steps_measured"] / window
+        return [(max(n for n, _ in summary), merged)]
 
 
 COLLECTOR = BenchcatRunnerCollector()

@@ -35,7 +35,7 @@ from . import bert
 LOG_FORMAT = "benchcat-runner"
 LOG_VERSION = 1
 PRECISIONS = ("fp32", "fp16", "bf16")
-FAULTS = ("oom", "segfault", "timeout", "error")
+FAULTS = ("oom", "segfault", "timeout", "error", "kill")
 
 # Compile mode per framework: the generic off/on plus each framework's own names.
 COMPILE_MODES: dict[str, dict[str, str]] = {
@@ -67,13 +67,13 @@ class RunConfig:
     warmup: int = 5
     sync_every_step: bool = True
     device: str = "cpu"
-    nodes: int = 1  # multi-device / multi-node launch (each framework's own launcher) is issue 6
+    nodes: int = 1  # data-parallel: nodes x devices_per_node ranks, each framework's own launcher
     devices_per_node: int = 1
     seed: int = 1234
     lr: float = 1e-4
     run_id: str = "1"
     weights: str = ""
-    fault: str | None = None  # tests only: oom, segfault, timeout or error after step 1
+    fault: str | None = None  # tests only: oom, segfault, timeout, error or kill (last rank) after step 1
 
     def __post_init__(self):
         if self.precision not in PRECISIONS:
@@ -96,6 +96,15 @@ class RunConfig:
         return COMPILE_MODES[self.framework][self.compile]
 
     @property
+    def world_size(self) -> int:
+        return self.nodes * self.devices_per_node
+
+    @property
+    def global_batch_size(self) -> int:
+        """Samples per optimizer step over all ranks: per-device batch x grad_accum x devices."""
+        return self.batch_size * self.grad_accum * self.world_size
+
+    @property
     def model(self) -> str:
         return f"bert-{self.size}"
 
@@ -116,9 +125,12 @@ class LogWriter:
 
     def __init__(self, path: str):
         self._fh = open(path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115 - lives for the run
+        self.tags: dict = {}  # added to every line (``rank`` in a data-parallel run)
 
     def write(self, kind: str, **data) -> None:
-        self._fh.write(json.dumps({"kind": kind, **data}, sort_keys=True, allow_nan=False) + "\n")
+        # Ranks share the log: one write per line in append mode keeps their lines whole.
+        line = json.dumps({"kind": kind, **self.tags, **data}, sort_keys=True, allow_nan=False) + "\n"
+        self._fh.write(line)
 
     def close(self) -> None:
         self._fh.close()
@@ -133,6 +145,13 @@ class Runner:
     """Base class; see the module docstring for the contract."""
 
     name = ""
+    rank = 0
+    world = 1
+
+    def setup_distributed(self, cfg: RunConfig) -> None:
+        """Join the data-parallel job started by the framework's launcher; set ``rank`` and ``world``."""
+        if cfg.world_size > 1:
+            raise Unsupported(f"the {self.name} runner has no data-parallel mode")
 
     def info(self) -> dict:
         raise NotImplementedError
@@ -155,6 +174,9 @@ class Runner:
     def allocate_too_much(self) -> None:
         raise NotImplementedError
 
+    def close(self) -> None:
+        """After the summary: leave the data-parallel job cleanly (where the framework needs it)."""
+
 
 def measure(cfg: RunConfig, runner: Runner, log: LogWriter | None) -> dict:
     """Run ``cfg.steps`` optimizer steps; time each, log each, and return the summary.
@@ -164,7 +186,7 @@ def measure(cfg: RunConfig, runner: Runner, log: LogWriter | None) -> dict:
     sync-every-step the host syncs only at the warm-up boundary and at the end, so only the
     window's total time is known (no per-step spread).
     """
-    samples = cfg.batch_size * cfg.grad_accum
+    samples = cfg.batch_size * cfg.grad_accum * runner.world  # global: every rank steps together
     times: list[float] = []
     first_loss = last_loss = None
     clock = time.perf_counter
@@ -185,7 +207,7 @@ def measure(cfg: RunConfig, runner: Runner, log: LogWriter | None) -> dict:
             times.append(dt)
         if log is not None:
             log.write("step", step=i, loss=loss, time_s=dt if synced or cfg.sync_every_step else None)
-        if cfg.fault is not None and i == 1:
+        if cfg.fault is not None and i == 1 and (cfg.fault != "kill" or runner.rank == runner.world - 1):
             inject(cfg.fault, runner)
     window = clock() - window_start
     measured = times[cfg.warmup :] if cfg.sync_every_step else []
@@ -225,13 +247,17 @@ def inject(fault: str, runner: Runner) -> None:
         time.sleep(3600)
     elif fault == "error":
         raise RuntimeError("forced error (fault injection)")
+    elif fault == "kill":  # one rank dies as if killed from outside; the others must not hang
+        sys.stderr.flush()
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def main(runner_class: type[Runner], argv: list[str] | None = None) -> int:
     """Entry point of ``python -m runners.<fw>``: one run into ``--log``, or logits into ``--parity``."""
     parser = argparse.ArgumentParser(prog=f"python -m runners.{runner_class.name}")
     parser.add_argument("--config", required=True, help="RunConfig as JSON")
-    parser.add_argument("--log", help="append the run's JSON lines here")
+    # --runner-log: the spelling under launchers whose own options --log would abbreviate (torchrun's --log-dir)
+    parser.add_argument("--log", "--runner-log", dest="log", help="append the run's JSON lines here")
     parser.add_argument("--parity", help="write the initial model's fp32 logits for the parity batch (.npy)")
     args = parser.parse_args(argv)
     cfg = RunConfig.from_dict(json.loads(args.config))
@@ -245,12 +271,17 @@ def main(runner_class: type[Runner], argv: list[str] | None = None) -> int:
         return 0
     log = LogWriter(args.log)
     try:
-        log.write("framework", **runner.info(), **versions())
-        if cfg.nodes * cfg.devices_per_node > 1:
-            raise Unsupported("data-parallel runs (nodes x devices_per_node > 1) are not implemented yet")
-        runner.build(cfg, weights, bert.batches(s, cfg.batch_size, cfg.seq_len, cfg.seed))
+        runner.setup_distributed(cfg)
+        if runner.world > 1:
+            log.tags["rank"] = runner.rank
+            log.write("rank", pid=os.getpid(), world_size=runner.world)  # the launcher maps a dead pid to its rank
+        if runner.rank == 0:
+            log.write("framework", **runner.info(), **versions())
+        # each rank its own shard of the synthetic data (rank 0's is the single-process data)
+        runner.build(cfg, weights, bert.batches(s, cfg.batch_size, cfg.seq_len, cfg.seed + runner.rank))
         summary = measure(cfg, runner, log)
         log.write("summary", status="ok", **summary)
+        runner.close()
     except BaseException as exc:
         tb = traceback.format_exc()
         sys.stderr.write(tb)

@@ -7,6 +7,8 @@ there is no backward pass and the weights never change, so its numbers measure n
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from . import bert
@@ -15,6 +17,11 @@ from .common import Runner, Unsupported, main
 
 class FakeRunner(Runner):
     name = "fake"
+
+    def setup_distributed(self, cfg) -> None:
+        """Ranks as the launcher numbers them; nothing is exchanged (tests the log and collector chain)."""
+        self.rank = int(os.environ.get("BENCHCAT_RANK", "0"))
+        self.world = int(os.environ.get("BENCHCAT_WORLD_SIZE", "1"))
 
     def info(self) -> dict:
         return {"framework_version": np.__version__, "cuda": None, "cudnn": None, "device_name": None}

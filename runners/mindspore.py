@@ -1,8 +1,13 @@
-"""MindSpore runner: the shared BERT as Cells holding the npz Parameters, nn.Adam, PyNative or graph (ms.jit)."""
+"""MindSpore runner: the shared BERT as Cells holding the npz Parameters, nn.Adam, PyNative or graph (ms.jit).
+
+Data-parallel under msrun: ``communication.init()``, DATA_PARALLEL context and a DistributedGradReducer
+(AllReduce mean) on the gradients before Adam.
+"""
 
 from __future__ import annotations
 
 import math
+import os
 
 import mindspore as ms
 import numpy as np
@@ -75,8 +80,33 @@ class Bert(Holder):
         return dense(pooled, self.cls_w, self.cls_b, self.dt)
 
 
+TARGETS = {"cpu": "CPU", "gpu": "GPU", "npu": "Ascend"}
+
+
+def set_target(device: str) -> None:
+    target = TARGETS[device]
+    if hasattr(ms, "set_device"):
+        ms.set_device(target)
+    else:
+        ms.set_context(device_target=target)
+
+
 class MindSporeRunner(Runner):
     name = "mindspore"
+    reducer = None
+
+    def setup_distributed(self, cfg) -> None:
+        if cfg.world_size == 1:
+            return
+        if "MS_ROLE" not in os.environ:
+            raise Unsupported("a data-parallel MindSpore run needs msrun (its MS_ROLE / MS_SCHED_* environment)")
+        from mindspore.communication import get_group_size, get_rank, init
+
+        set_target(cfg.device)
+        init()
+        ms.reset_auto_parallel_context()
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+        self.rank, self.world = get_rank(), get_group_size()
 
     def info(self) -> dict:
         return {
@@ -90,11 +120,8 @@ class MindSporeRunner(Runner):
     def build(self, cfg, weights, data) -> None:
         if cfg.fused:
             raise Unsupported("this runner has no fused Adam for MindSpore")
-        target = {"cpu": "CPU", "gpu": "GPU", "npu": "Ascend"}[cfg.device]
-        if hasattr(ms, "set_device"):
-            ms.set_device(target)
-        else:
-            ms.set_context(device_target=target)
+        if self.world == 1:
+            set_target(cfg.device)
         ms.set_seed(cfg.seed)
         self.cfg, self.size = cfg, bert.size(cfg.size)
         self.net = Bert(weights, self.size, DTYPES[cfg.precision])
@@ -113,6 +140,7 @@ class MindSporeRunner(Runner):
             return ops.cross_entropy(net(ids), labels) / accum
 
         grad_fn = ms.value_and_grad(loss_fn, None, opt.parameters)
+        reducer = nn.DistributedGradReducer(opt.parameters, mean=True, degree=self.world) if self.world > 1 else None
 
         def train_step(ids, labels):
             loss, grads = grad_fn(ids[0], labels[0])
@@ -120,6 +148,8 @@ class MindSporeRunner(Runner):
                 more_loss, more = grad_fn(ids[a], labels[a])
                 loss = loss + more_loss
                 grads = tuple(g + m for g, m in zip(grads, more))  # noqa: B905 - graph mode has no strict=
+            if reducer is not None:
+                grads = reducer(grads)
             opt(grads)
             return loss
 
@@ -137,6 +167,12 @@ class MindSporeRunner(Runner):
     def logits(self, ids: np.ndarray) -> np.ndarray:
         return self.net(Tensor(ids)).asnumpy()
 
+    def close(self) -> None:
+        if self.world > 1:  # tell the scheduler this worker is done, or it waits for a heartbeat timeout
+            from mindspore.communication import release
+
+            release()
+
     def peak_memory_mib(self) -> float | None:
         if self.cfg.device == "cpu":
             return None
@@ -149,5 +185,13 @@ class MindSporeRunner(Runner):
         ops.zeros((1 << 25, 1 << 25), ms.float32).asnumpy()
 
 
+def scheduler() -> int:
+    """msrun starts the script once more as the cluster's scheduler: it only joins, then waits for the end."""
+    from mindspore.communication import init
+
+    init()
+    return 0
+
+
 if __name__ == "__main__":
-    raise SystemExit(main(MindSporeRunner))
+    raise SystemExit(scheduler() if os.environ.get("MS_ROLE") == "MS_SCHED" else main(MindSporeRunner))

@@ -1,8 +1,13 @@
-"""MXNet runner: the shared BERT as one Gluon HybridBlock over the npz Parameters, Adam, imperative or hybridize."""
+"""MXNet runner: the shared BERT as one Gluon HybridBlock over the npz Parameters, Adam, imperative or hybridize.
+
+Data-parallel: KVStore ``dist_sync`` (ps-lite scheduler + server + one worker per rank, roles from the
+``DMLC_*`` environment that runners.launch sets); Adam runs on the server over the summed gradients.
+"""
 
 from __future__ import annotations
 
 import math
+import os
 
 import mxnet as mx
 import numpy as np
@@ -85,6 +90,15 @@ class LossNet(gluon.HybridBlock):
 
 class MXNetRunner(Runner):
     name = "mxnet"
+    kv = None
+
+    def setup_distributed(self, cfg) -> None:
+        if cfg.world_size == 1:
+            return
+        if os.environ.get("DMLC_ROLE") != "worker":
+            raise Unsupported("a data-parallel MXNet run needs DMLC_ROLE=worker and a scheduler (runners.launch)")
+        self.kv = mx.kv.create("dist_sync")
+        self.rank, self.world = self.kv.rank, self.kv.num_workers
 
     def info(self) -> dict:
         features = mx.runtime.Features()
@@ -116,7 +130,8 @@ class MXNetRunner(Runner):
         if cfg.grad_accum > 1:
             for param in self.model.collect_params().values():
                 param.grad_req = "add"
-        self.trainer = gluon.Trainer(self.model.collect_params(), "adam", {"learning_rate": cfg.lr})
+        kvstore = self.kv if self.kv is not None else "device"  # "device": Trainer's own default
+        self.trainer = gluon.Trainer(self.model.collect_params(), "adam", {"learning_rate": cfg.lr}, kvstore=kvstore)
         self.data = [
             (mx.nd.array(ids, ctx=self.ctx, dtype="int32"), mx.nd.array(y, ctx=self.ctx, dtype="int32"))
             for ids, y in data
@@ -132,7 +147,8 @@ class MXNetRunner(Runner):
                 loss = self.loss(ids, labels)
             loss.backward()
             total = total + loss
-        self.trainer.step(self.cfg.grad_accum)  # grads summed over micro-batches, averaged here
+        # grads summed over micro-batches (and over workers by the kvstore), averaged here
+        self.trainer.step(self.cfg.grad_accum * self.world)
         if self.cfg.grad_accum > 1:
             self.model.collect_params().zero_grad()
         return total / self.cfg.grad_accum

@@ -1,8 +1,13 @@
-"""PyTorch runner: the shared BERT as functional ops over a dict of parameters, Adam, torch.compile."""
+"""PyTorch runner: the shared BERT as functional ops over a dict of parameters, Adam, torch.compile.
+
+Data-parallel under torchrun: DistributedDataParallel over gloo (CPU) or nccl (GPU).
+"""
 
 from __future__ import annotations
 
+import datetime
 import math
+import os
 
 import numpy as np
 import torch
@@ -44,8 +49,31 @@ def forward(p: dict, s: bert.BertSize, ids, dt):
     return dense(pooled, "cls")
 
 
+class Net(torch.nn.Module):
+    """The parameter dict as a Module, so DistributedDataParallel can all-reduce its gradients."""
+
+    def __init__(self, params: dict, size: bert.BertSize, dt):
+        super().__init__()
+        self.p = torch.nn.ParameterDict({k.replace(".", "_"): v for k, v in params.items()})
+        self.params, self.size, self.dt = params, size, dt
+
+    def forward(self, ids):
+        return forward(self.params, self.size, ids, self.dt)
+
+
 class TorchRunner(Runner):
     name = "pytorch"
+
+    def setup_distributed(self, cfg) -> None:
+        world = int(os.environ.get("WORLD_SIZE", "1"))
+        if cfg.world_size > 1 and world != cfg.world_size:
+            raise Unsupported(f"{cfg.world_size} ranks asked for but WORLD_SIZE is {world}: run under torchrun")
+        if world > 1:
+            backend = "nccl" if cfg.device == "gpu" else "gloo"
+            # a dead peer ends a collective within this time (the launcher's own limit still applies)
+            timeout = datetime.timedelta(seconds=int(os.environ.get("BENCHCAT_COLLECTIVE_TIMEOUT", "300")))
+            torch.distributed.init_process_group(backend, timeout=timeout)
+            self.rank, self.world = torch.distributed.get_rank(), torch.distributed.get_world_size()
 
     def info(self) -> dict:
         cuda = torch.cuda.is_available()
@@ -61,7 +89,8 @@ class TorchRunner(Runner):
     def build(self, cfg, weights, data) -> None:
         if cfg.device == "npu":
             raise Unsupported("the PyTorch runner has no NPU support (torch_npu is not in its requirements)")
-        self.device = torch.device("cuda" if cfg.device == "gpu" else "cpu")
+        local = int(os.environ.get("LOCAL_RANK", "0"))
+        self.device = torch.device(f"cuda:{local}" if cfg.device == "gpu" else "cpu")
         self.cfg, self.size, self.dt = cfg, bert.size(cfg.size), DTYPES[cfg.precision]
         torch.manual_seed(cfg.seed)
         self.params = {k: torch.nn.Parameter(torch.from_numpy(v).to(self.device)) for k, v in weights.items()}
@@ -71,9 +100,13 @@ class TorchRunner(Runner):
         ]
         self.opt = torch.optim.Adam(self.params.values(), lr=cfg.lr, fused=True if cfg.fused else None)
         scale = 1.0 / cfg.grad_accum
+        net = Net(self.params, self.size, self.dt)
+        if self.world > 1:  # gradients averaged over ranks in backward
+            net = torch.nn.parallel.DistributedDataParallel(net, device_ids=[local] if cfg.device == "gpu" else None)
+        self.net = net
 
         def loss_and_grad(ids, labels):
-            loss = F.cross_entropy(forward(self.params, self.size, ids, self.dt), labels)
+            loss = F.cross_entropy(net(ids), labels)
             (loss * scale).backward()
             return loss.detach()
 
@@ -82,10 +115,15 @@ class TorchRunner(Runner):
 
     def step(self):
         total = 0.0
-        for _ in range(self.cfg.grad_accum):
+        for a in range(self.cfg.grad_accum):
             ids, labels = self.data[self.i % len(self.data)]
             self.i += 1
-            total = total + self.loss_and_grad(ids, labels)
+            last = a == self.cfg.grad_accum - 1
+            if self.world > 1 and not last:
+                with self.net.no_sync():  # all-reduce once per optimizer step, on the last micro-batch
+                    total = total + self.loss_and_grad(ids, labels)
+            else:
+                total = total + self.loss_and_grad(ids, labels)
         self.opt.step()
         self.opt.zero_grad(set_to_none=True)
         return total / self.cfg.grad_accum

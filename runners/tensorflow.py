@@ -1,8 +1,14 @@
-"""TensorFlow runner: the shared BERT over tf.Variables, Keras Adam, eager / tf.function / XLA jit_compile."""
+"""TensorFlow runner: the shared BERT over tf.Variables, Keras Adam, eager / tf.function / XLA jit_compile.
+
+Data-parallel: one process per worker, each with its TF_CONFIG, under MultiWorkerMirroredStrategy
+(Keras Adam all-reduces the gradients inside ``strategy.run``).
+"""
 
 from __future__ import annotations
 
+import json
 import math
+import os
 
 import numpy as np
 import tensorflow as tf
@@ -48,6 +54,19 @@ def forward(p: dict, s: bert.BertSize, ids, dt):
 
 class TensorFlowRunner(Runner):
     name = "tensorflow"
+    strategy = None
+
+    def setup_distributed(self, cfg) -> None:
+        if cfg.world_size == 1:
+            return
+        if "TF_CONFIG" not in os.environ:
+            raise Unsupported("a data-parallel TensorFlow run needs TF_CONFIG per worker (runners.launch sets it)")
+        # created first, before any other TensorFlow op; a lost peer ends a collective within the timeout
+        timeout = float(os.environ.get("BENCHCAT_COLLECTIVE_TIMEOUT", "300"))
+        options = tf.distribute.experimental.CommunicationOptions(timeout_seconds=timeout)
+        self.strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options)
+        self.rank = json.loads(os.environ["TF_CONFIG"])["task"]["index"]
+        self.world = self.strategy.num_replicas_in_sync
 
     def info(self) -> dict:
         build = dict(tf.sysconfig.get_build_info())
@@ -72,7 +91,8 @@ class TensorFlowRunner(Runner):
         self.cfg, self.size, self.dt = cfg, bert.size(cfg.size), DTYPES[cfg.precision]
         self.device = "/GPU:0" if cfg.device == "gpu" else "/CPU:0"
         tf.random.set_seed(cfg.seed)
-        with tf.device(self.device):
+        strategy = self.strategy or tf.distribute.get_strategy()
+        with tf.device(self.device), strategy.scope():
             self.params = {k: tf.Variable(v, name=k.replace(".", "_")) for k, v in weights.items()}
             n = len(data)
             self.data = [
@@ -82,9 +102,11 @@ class TensorFlowRunner(Runner):
                 )
                 for j in range(n)
             ]
-        self.opt = keras.optimizers.Adam(cfg.lr)
+        with strategy.scope():
+            self.opt = keras.optimizers.Adam(cfg.lr)
         variables = list(self.params.values())
         accum = cfg.grad_accum
+        replicas = strategy.num_replicas_in_sync  # the optimizer sums gradients over replicas
 
         def train_step(ids, labels):
             total, grads = 0.0, None
@@ -94,7 +116,7 @@ class TensorFlowRunner(Runner):
                     loss = tf.reduce_mean(
                         tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels[a], logits=logits)
                     )
-                    scaled = loss / accum  # inside the tape, or it has no path to the variables
+                    scaled = loss / (accum * replicas)  # inside the tape, or it has no path to the variables
                 g = tape.gradient(scaled, variables)
                 if accum > 1:  # embedding gradients are IndexedSlices, which do not add
                     g = [tf.convert_to_tensor(x) for x in g]
@@ -104,6 +126,12 @@ class TensorFlowRunner(Runner):
             return total / accum
 
         mode = cfg.compile_mode
+        if self.strategy is not None:
+            one_step = train_step
+
+            def train_step(ids, labels):
+                return self.strategy.run(one_step, args=(ids, labels))
+
         self.train_step = train_step if mode == "eager" else tf.function(train_step, jit_compile=mode == "xla")
         self.i = 0
 
@@ -114,6 +142,8 @@ class TensorFlowRunner(Runner):
             return self.train_step(ids, labels)
 
     def value(self, handle) -> float:
+        if self.strategy is not None:  # this worker's own loss: no extra collective
+            handle = self.strategy.experimental_local_results(handle)[0]
         return float(handle.numpy())
 
     def logits(self, ids: np.ndarray) -> np.ndarray:
