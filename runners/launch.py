@@ -37,6 +37,7 @@ OOM_MARKERS = (
     "cannot allocate memory",
     "not enough memory",
     "failed to allocate",
+    "allocate memory failed",
     "std::bad_alloc",
     "alloc failed",
 )
