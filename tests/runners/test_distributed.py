@@ -7,13 +7,17 @@ missing framework environment fails (runner_helpers.framework_python).
 """
 
 import json
+import re
 import sys
+import time
 
 import pytest
 from runner_helpers import framework_python, run_into
 
 from benchcat import store
 from benchcat.collect import collect
+from runners import launch
+from runners.common import RunConfig
 
 DATA_PARALLEL = ("pytorch", "tensorflow", "mxnet", "mindspore")
 TINY = {"steps": 5, "warmup": 2, "seq_len": 16, "batch_size": 4}
@@ -88,3 +92,36 @@ def test_fake_ranks_chain_and_kill(tmp_path, tiny_weights):
     """The launcher, shared log and collector merge without any framework (independent ranks)."""
     check_one_vs_two("fake", sys.executable, tmp_path, tiny_weights)
     check_killed_rank("fake", sys.executable, tmp_path, tiny_weights)
+
+
+def test_plan_uses_each_frameworks_own_launcher_on_localhost(tmp_path):
+    python = "/envs/x/bin/python"
+    expected = {"pytorch": "torch.distributed.run", "mindspore": "mindspore.parallel.cluster.run"}
+    for framework in DATA_PARALLEL:
+        cfg = RunConfig(framework=framework, devices_per_node=2, batch_size=4)
+        procs, info = launch.plan(python, cfg, tmp_path / "x.log")
+        assert info["global_batch_size"] == 8 and info["world_size"] == 2 and info["launcher"]
+        text = json.dumps([p.cmd for p in procs] + [p.env for p in procs])
+        hosts = set(re.findall(r"(\d+\.\d+\.\d+\.\d+|localhost)", text))
+        assert hosts == {"127.0.0.1"}, hosts
+        if framework in expected:
+            (proc,) = procs
+            assert expected[framework] in proc.cmd and "--runner-log" in proc.cmd
+        elif framework == "tensorflow":
+            configs = [json.loads(p.env["TF_CONFIG"]) for p in procs]
+            assert [c["task"]["index"] for c in configs] == [0, 1]
+            assert len(set(configs[0]["cluster"]["worker"])) == 2
+        else:
+            roles = [p.env["DMLC_ROLE"] for p in procs]
+            assert roles == ["scheduler", "server", "worker", "worker"]
+            assert [p.worker for p in procs] == [False, False, True, True]
+    procs, info = launch.plan(python, RunConfig(framework="pytorch"), tmp_path / "x.log")
+    assert len(procs) == 1 and procs[0].cmd[:3] == [python, "-m", "runners.pytorch"] and "launcher" not in info
+
+
+def test_a_hung_rank_is_bounded_by_the_run_timeout(tmp_path, tiny_weights):
+    start = time.monotonic()
+    status, log = run_into(tmp_path, sys.executable, timeout=8, framework="fake", weights=tiny_weights,
+                           devices_per_node=2, fault="timeout", **TINY)
+    assert status == "timeout" and time.monotonic() - start < 30
+    assert lines(log, "failure")[-1]["status"] == "timeout"
