@@ -27,6 +27,9 @@ SYSTEM_FIELDS = ("system", "accelerator", "vendor", "host", "interconnect")
 SOFTWARE_FIELDS = ("framework_version", "cuda", "cudnn", "nccl", "driver", "python", "os")
 FIELDS = CONFIG_FIELDS + SYSTEM_FIELDS + SOFTWARE_FIELDS
 FAILED = ("oom", "segfault", "error", "timeout", "missing")
+# Flags that say how N devices were driven (launcher, threads per rank): they follow from the
+# device count, so a scaling series must not split on them.
+TOPOLOGY_FLAGS = ("launcher", "threads_per_rank")
 
 
 def system_label(record: Record) -> str:
@@ -64,6 +67,7 @@ def fact(record: Record, metric: str | None = None) -> dict:
         "sync_every_step": c.sync_every_step, "parallel_mode": c.parallel_mode, "nodes": c.nodes,
         "devices_per_node": c.devices_per_node, "devices": c.devices, "topology": c.topology,
         "flags": ",".join(f"{k}={v}" for k, v in sorted(c.flags.items())) or None,
+        "scaling_flags": ",".join(f"{k}={v}" for k, v in sorted(c.flags.items()) if k not in TOPOLOGY_FLAGS) or None,
         "system": system_label(record), "accelerator": sy.accelerator, "vendor": sy.vendor, "host": sy.host,
         "interconnect": sy.interconnect,
         "framework_version": sw.framework_version, "cuda": sw.cuda, "cudnn": sw.cudnn, "nccl": sw.nccl,

@@ -213,7 +213,8 @@ def render(settings: Settings) -> dict[str, bytes]:
     # one CSV line per record with the fact fields every report selects on.
     files["downloads/catalog.json"] = ("[\n" + ",\n".join(r.model_dump_json(exclude_none=True) for r in records)
                                        + ("\n]\n" if records else "]\n")).encode()  # fmt: skip
-    files.update({k: v for k, v in _frame_files("catalog", pd.DataFrame(rows)).items() if k.endswith(".csv")})
+    frame = pd.DataFrame(rows).drop(columns=["scaling_flags"], errors="ignore")  # internal to scaling
+    files.update({k: v for k, v in _frame_files("catalog", frame).items() if k.endswith(".csv")})
     files["downloads/history.json"] = _json(history)
     page("downloads.md", "downloads.md.j2", tables=sorted(tables))
     page(

@@ -10,7 +10,8 @@ from .aggregate import Undefined, efficiency, speedup
 from .facts import best, group, sort_key
 
 # A series is one line on the speedup chart: everything but the device count held fixed.
-SERIES = ["system", "framework", "batch_size", "seq_len", "grad_accum", "compile_mode", "flags"]
+# Flags that only describe how the devices were driven (facts.TOPOLOGY_FLAGS) are left out.
+SERIES = ["system", "framework", "batch_size", "seq_len", "grad_accum", "compile_mode", "scaling_flags"]
 
 
 @dataclass
@@ -52,7 +53,7 @@ def series_label(values: dict) -> str:
         parts.append(f"seq {values['seq_len']}")
     if values.get("grad_accum", 1) != 1:
         parts.append(f"accum {values['grad_accum']}")
-    parts += [str(values[k]) for k in ("compile_mode", "flags") if values.get(k)]
+    parts += [str(values[k]) for k in ("compile_mode", "scaling_flags") if values.get(k)]
     return " · ".join(str(p) for p in parts)
 
 

@@ -1,0 +1,30 @@
+"""Scaling series hold everything fixed but the device count, and how the devices were driven."""
+
+from benchcat.aggregate import summarize_runs
+from benchcat.facts import facts
+from benchcat.scaling import sections
+from benchcat.schema import Benchmark, Config, Provenance, Record, Run, Software, System, record_id
+
+
+def record(devices: int, value: float, **flags) -> Record:
+    bench = Benchmark(model="bert-tiny", seq_len=64)
+    config = Config(framework="pytorch", precision="fp32", batch_size=8, devices_per_node=devices,
+                    flags={"steps": "20", **flags})  # fmt: skip
+    system = System(name="cpu-box")
+    src = Provenance(root="logs", path=f"{devices}.log", sha256="0" * 64, collector="t", collector_version=1)
+    runs = [Run(run_id="1", values={"throughput": value}, source=src)]
+    return Record(id=record_id(bench, config, system, Software()), benchmark=bench, config=config, system=system,
+                  runs=runs, metrics=summarize_runs(runs))  # fmt: skip
+
+
+def test_launcher_and_threads_per_rank_do_not_split_a_series():
+    rows = facts([record(1, 100.0), record(2, 150.0, launcher="torchrun", threads_per_rank="1")])
+    (section,) = sections(rows, "bert-tiny")
+    (series,) = section.series
+    assert series.at["1n2g"].speedup == 1.5 and series.at["1n2g"].efficiency == 0.75
+
+
+def test_other_flags_still_split_series():
+    rows = facts([record(1, 100.0), record(2, 150.0, steps="30")])
+    (section,) = sections(rows, "bert-tiny")
+    assert len(section.series) == 2
