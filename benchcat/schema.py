@@ -109,6 +109,9 @@ class Provenance(Strict):
     collector: str = Field(description="Collector name.")
     collector_version: int = Field(description="Collector version.")
     lines: str = Field("", description="Line numbers the numbers came from, as ranges: '21-120,130'.")
+    tool_version: str | None = Field(
+        None, description="Version or commit of the tool that wrote the log (benchcat's git commit), if it says."
+    )
 
 
 class Run(Strict):

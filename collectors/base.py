@@ -51,7 +51,7 @@ class FileContext:
     sha256: str
     sidecars: dict[str, str | None] = field(default_factory=dict)
 
-    def provenance(self, collector: Collector, lines: str = "") -> Provenance:
+    def provenance(self, collector: Collector, lines: str = "", tool_version: str | None = None) -> Provenance:
         return Provenance(
             root=self.root,
             path=self.path,
@@ -59,6 +59,7 @@ class FileContext:
             collector=collector.name,
             collector_version=collector.version,
             lines=lines,
+            tool_version=tool_version,
         )
 
     def problem(self, line: int | None, message: str, level: str = "error") -> Problem:

@@ -28,7 +28,7 @@ def _str(value) -> str | None:
 
 class BenchcatRunnerCollector(Collector):
     name = "benchcat-runner"
-    version = 1
+    version = 2
     description = "benchcat runner logs (runners/<framework>.py): JSON lines with header, steps and summary."
     signatures = ('{"benchcat_runner":',)
 
@@ -105,8 +105,6 @@ class BenchcatRunnerCollector(Collector):
         for key in ("cann", "cuda_driver_api"):
             if accel.get(key):
                 other[key] = str(accel[key])
-        if machine.get("git_commit"):
-            other["benchcat_commit"] = machine["git_commit"]
         notes = []
         if machine.get("cpu_cores") or machine.get("ram_gib"):
             notes.append(
@@ -153,6 +151,9 @@ class BenchcatRunnerCollector(Collector):
 
     def _run(self, cfg: dict, by_kind: dict, ctx: FileContext, result: ParseResult, header: dict) -> Run:
         run_id = str(cfg.get("run_id", "1"))
+        # The harness's own commit is provenance of the run, not part of the stack under test:
+        # in the identity it would turn every re-run after a code change into a new record.
+        commit = (header.get("machine") or {}).get("git_commit")
         steps = by_kind.get("step", [])
         summary = by_kind.get("summary")
         failure = by_kind.get("failure")
@@ -177,7 +178,7 @@ class BenchcatRunnerCollector(Collector):
                 method="time_window",
                 warmup_skipped=cfg["warmup"],
                 iterations=s.get("steps_measured"),
-                source=ctx.provenance(self, line_ranges(cited)),
+                source=ctx.provenance(self, line_ranges(cited), tool_version=commit),
             )
         if failure:
             number, f = failure[-1]
@@ -191,7 +192,7 @@ class BenchcatRunnerCollector(Collector):
                 reason=reason,
                 excerpt=excerpt[-600:] or None,
                 iterations=len(steps),
-                source=ctx.provenance(self, str(number)),
+                source=ctx.provenance(self, str(number), tool_version=commit),
             )
         last = steps[-1][0] if steps else 1
         result.problems.append(ctx.problem(last, "log has no summary or failure line (run interrupted?)"))
@@ -200,9 +201,8 @@ class BenchcatRunnerCollector(Collector):
             status="missing",
             reason=f"log ends after {len(steps)} step(s) without a summary or failure line",
             iterations=len(steps),
-            source=ctx.provenance(self, str(last)),
+            source=ctx.provenance(self, str(last), tool_version=commit),
         )
-
 
     def _merge_ranks(self, cfg, world, summary, steps, ctx, result, header) -> list[tuple[int, dict]]:
         """One summary from every rank's: step times are the median across ranks per step (DLPerf's
@@ -210,9 +210,7 @@ class BenchcatRunnerCollector(Collector):
         by_rank = {obj.get("rank", 0): (n, obj) for n, obj in summary}
         number, first = by_rank.get(0, summary[0])
         if len(by_rank) != world:
-            result.problems.append(
-                ctx.problem(number, f"{len(by_rank)} of {world} ranks wrote a summary", "warning")
-            )
+            result.problems.append(ctx.problem(number, f"{len(by_rank)} of {world} ranks wrote a summary", "warning"))
         merged = dict(first, host_rss_mib=max(obj.get("host_rss_mib") or 0 for _, obj in summary) or None)
         per_step: dict[int, list[float]] = {}
         for _, obj in steps:
