@@ -14,9 +14,14 @@ def natural(text: str) -> tuple:
     return (0, int(text), "") if text.isdigit() else (1, 0, text)
 
 
+def run_order(root: str, run_id: str, path: str) -> tuple:
+    """How a record's runs are ordered: by root, natural run id, then log path."""
+    return (root, natural(str(run_id)), path)
+
+
 def _run_key(run: dict) -> tuple:
     src = run["source"]
-    return (src["root"], natural(str(run["run_id"])), src["path"])
+    return run_order(src["root"], run["run_id"], src["path"])
 
 
 def observation_dict(obs) -> dict:
@@ -98,7 +103,7 @@ def merge_into(cat, fresh: dict[str, Record], root: str) -> Changes:
         runs = kept + (new.runs if new else [])
         if not runs:
             continue
-        runs.sort(key=lambda r: (r.source.root, natural(r.run_id), r.source.path))
+        runs.sort(key=lambda r: run_order(r.source.root, r.run_id, r.source.path))
         rules = {name: m.score_rule for name, m in old.metrics.items() if m.score_rule}
         if new:
             rules.update({name: m.score_rule for name, m in new.metrics.items() if m.score_rule})

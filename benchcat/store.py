@@ -192,11 +192,11 @@ def acquire(root: Path, wait: float = 0) -> FileLock:
     return held
 
 
-def documents(cat: Catalog) -> dict[str, dict]:
+def documents(cat: Catalog, shards: dict[str, list[Record]]) -> dict[str, dict]:
     """Every file of the catalog as the document to write, by relative path."""
     docs = {
         rel: {"schema_version": SCHEMA_VERSION, "records": [r.model_dump(mode="json", exclude_none=True) for r in recs]}
-        for rel, recs in shards_of(cat).items()
+        for rel, recs in shards.items()
     }
     docs[CATALOG_FILE] = {"schema_version": SCHEMA_VERSION, "revision": cat.revision, "settings": cat.settings}
     docs[HISTORY_FILE] = {"schema_version": SCHEMA_VERSION, "revisions": cat.history}
@@ -210,12 +210,11 @@ def save(cat: Catalog, *, crash_after: int | None = None) -> list[str]:
     """
     root = cat.path
     root.mkdir(parents=True, exist_ok=True)
-    docs = documents(cat)
-    texts = {rel: yamlio.dumps(doc) for rel, doc in docs.items()}
+    shards = shards_of(cat)
+    blobs = {rel: yamlio.dumps(doc).encode() for rel, doc in documents(cat, shards).items()}
     existing = {p.relative_to(root).as_posix() for p in (root / RECORDS_DIR).rglob("*.yaml")}
     renames: list[tuple[str, str]] = []
-    for rel, text in sorted(texts.items()):
-        data = text.encode()
+    for rel, data in sorted(blobs.items()):
         target = root / rel
         try:
             if target.read_bytes() == data:
@@ -229,8 +228,8 @@ def save(cat: Catalog, *, crash_after: int | None = None) -> list[str]:
             fh.flush()
             os.fsync(fh.fileno())
         renames.append((tmp.relative_to(root).as_posix(), rel))
-    deletes = sorted(existing - set(texts))
-    _refresh_cache(root, shards_of(cat), texts)
+    deletes = sorted(existing - set(blobs))
+    _refresh_cache(root, shards, blobs)
     if not renames and not deletes:
         return []
     journal = root / JOURNAL
@@ -249,12 +248,12 @@ def shards_of(cat: Catalog) -> dict[str, list[Record]]:
     return shards
 
 
-def _refresh_cache(root: Path, shards: dict[str, list[Record]], texts: dict[str, str]) -> None:
+def _refresh_cache(root: Path, shards: dict[str, list[Record]], blobs: dict[str, bytes]) -> None:
     """Cache every shard about to be on disk under its hash; drop caches of bytes now gone."""
     folder = _cache_dir(root)
     keep = set()
     for rel, records in shards.items():
-        name = f"{hashlib.sha256(texts[rel].encode()).hexdigest()}.json"
+        name = f"{hashlib.sha256(blobs[rel]).hexdigest()}.json"
         keep.add(name)
         if not (folder / name).exists():
             _write_atomic(folder / name, _RECORDS.dump_json(records, exclude_defaults=True))
