@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ import collectors
 from collectors.base import FileContext, Problem
 
 from . import store
-from .merge import build_records, merge_into, observation_dict
+from .merge import build_records, headline_value, merge_into, observation_dict
 
 HEAD_CHARS = 256 * 1024
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -402,8 +403,6 @@ def apply(cat, observations: list[dict], label: str, report, dry_run: bool) -> N
 
 
 def history_entry(cat, label: str, report: Report, changes) -> dict:
-    from .merge import headline_value
-
     date = _now()
     return {
         "revision": cat.revision,
@@ -420,8 +419,6 @@ def history_entry(cat, label: str, report: Report, changes) -> dict:
 
 
 def _now() -> str:
-    import time
-
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     t = int(epoch) if epoch and epoch.isdigit() else int(time.time())
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
