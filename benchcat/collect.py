@@ -23,6 +23,7 @@ import collectors
 from collectors.base import FileContext, Problem
 
 from . import store
+from .gcpause import gc_paused
 from .merge import build_records, headline_value, merge_into, observation_dict
 
 HEAD_CHARS = 256 * 1024
@@ -201,6 +202,7 @@ def read_file(
     return out
 
 
+@gc_paused
 def _read_batch(args: tuple) -> list[Outcome]:
     root, items, max_bytes, only, extra = args
     return [read_file(root, rel, size, mtime, max_bytes, only, extra) for rel, size, mtime in items]
@@ -317,6 +319,7 @@ def gather(
     return outcomes, problems, hits
 
 
+@gc_paused
 def collect(
     root: str | os.PathLike,
     catalog_dir: str | os.PathLike = "catalog",

@@ -23,6 +23,7 @@ from markupsafe import Markup
 from . import charts, compare, overview, scaling, store, vendor, yamlio
 from .aggregate import Undefined
 from .facts import facts
+from .gcpause import gc_paused
 from .redact import Redactor
 from .resources import data_root
 from .schema import slug
@@ -143,6 +144,7 @@ def _frame_files(name: str, frame) -> dict[str, bytes]:
     }
 
 
+@gc_paused
 def render(settings: Settings) -> dict[str, bytes]:
     """Every generated file (path relative to the output folder -> bytes)."""
     cat = store.load(settings.catalog)

@@ -26,6 +26,7 @@ from filelock import FileLock, Timeout
 from pydantic import TypeAdapter
 
 from . import yamlio
+from .gcpause import gc_paused
 from .schema import SCHEMA_VERSION, Record, slug
 
 _RECORDS = TypeAdapter(list[Record])
@@ -126,6 +127,7 @@ def _shard_records(root: Path, rel: str, migrated: list[str], use_cache: bool) -
     return records
 
 
+@gc_paused
 def load(path: str | os.PathLike, *, use_cache: bool = True) -> Catalog:
     """Read a catalog folder. A missing folder is an empty catalog."""
     root = Path(path)
@@ -203,6 +205,7 @@ def documents(cat: Catalog, shards: dict[str, list[Record]]) -> dict[str, dict]:
     return docs
 
 
+@gc_paused
 def save(cat: Catalog, *, crash_after: int | None = None) -> list[str]:
     """Write the catalog atomically; returns the files that changed. Caller holds the lock.
 
