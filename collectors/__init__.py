@@ -43,8 +43,15 @@ def _load() -> tuple[dict[str, Collector], dict[str, str]]:
 
 def all_collectors() -> list[Collector]:
     """Every registered collector, in the order detection tries them: (priority, name)."""
+    return list(_ordered()[0])
+
+
+@cache
+def _ordered() -> tuple[tuple[Collector, ...], tuple[Collector, ...], tuple[Collector, ...]]:
+    """Detection order, computed once: all, those with signatures, catch-alls."""
     found, _ = _load()
-    return sorted(found.values(), key=lambda c: (c.priority, c.name))
+    ordered = tuple(sorted(found.values(), key=lambda c: (c.priority, c.name)))
+    return ordered, tuple(c for c in ordered if c.signatures), tuple(c for c in ordered if not c.signatures)
 
 
 def broken() -> dict[str, str]:
@@ -78,8 +85,7 @@ def detect(head: str, path: str, extra: tuple[Collector, ...] = ()) -> Collector
     for collector in extra:
         if collector.detect(head, path):
             return collector
-    registered = all_collectors()
-    with_sigs = [c for c in registered if c.signatures]
+    _, with_sigs, catch_alls = _ordered()
     window = head[:FIRST_WINDOW]
     later = []
     for collector in with_sigs:
@@ -89,9 +95,11 @@ def detect(head: str, path: str, extra: tuple[Collector, ...] = ()) -> Collector
         elif len(head) > FIRST_WINDOW:
             later.append(collector)
     for collector in later:
-        if any(sig in head for sig in collector.signatures) and collector.detect(head, path):
-            return collector
-    for collector in registered:
-        if not collector.signatures and collector.detect(head, path):
+        # The window was searched already: start where a signature could still begin.
+        if any(head.find(sig, FIRST_WINDOW - len(sig) + 1) != -1 for sig in collector.signatures):
+            if collector.detect(head, path):
+                return collector
+    for collector in catch_alls:
+        if collector.detect(head, path):
             return collector
     return None
