@@ -1,7 +1,9 @@
 """Chart figures (plotly) embedded in pages as inert JSON; site_src/assets/charts.js draws them.
 
 Figures carry data and structure only: colours, fonts and backgrounds are left to charts.js,
-which follows the site's light/dark palette.
+which follows the site's light/dark palette. A series trace carries ``meta.series``, its index
+among the section's charted series, so charts.js gives a series the same colour in the
+throughput bars and in the speedup lines (where the ideal line and short series are missing).
 """
 
 from __future__ import annotations
@@ -66,9 +68,9 @@ def throughput_bars(section: Section) -> go.Figure:
     """Grouped bars: throughput per topology, one bar group per series."""
     topo = [t for t, _ in section.topologies]
     traces = []
-    for s in charted(section):
+    for i, s in enumerate(charted(section)):
         values = {p.topology: p.fact["value"] if p.fact["status"] == "ok" else None for p in s.points}
-        traces.append(go.Bar(name=s.label, x=topo, y=[values.get(t) for t in topo]))
+        traces.append(go.Bar(name=s.label, x=topo, y=[values.get(t) for t in topo], meta={"series": i}))
     layout = go.Layout(
         barmode="group",
         title={"text": f"{section.model} {section.precision}: throughput"},
@@ -88,10 +90,11 @@ def speedup_lines(section: Section) -> go.Figure:
             name="ideal", x=devices, y=devices, mode="lines", line={"dash": "dash"}, hoverinfo="skip"
         )
     ]
-    for s in charted(section):
+    for i, s in enumerate(charted(section)):
         pts = [(p.devices, _num(p.speedup)) for p in s.points if _num(p.speedup) is not None]
         if len(pts) > 1:  # a lone 1-device point says nothing about scaling
-            traces.append(go.Scatter(name=s.label, x=[d for d, _ in pts], y=[v for _, v in pts], mode="lines+markers"))
+            xs, ys = [d for d, _ in pts], [v for _, v in pts]
+            traces.append(go.Scatter(name=s.label, x=xs, y=ys, mode="lines+markers", meta={"series": i}))
     layout = go.Layout(
         title={"text": f"{section.model} {section.precision}: speedup over 1 device"},
         xaxis={"title": {"text": "devices"}, "type": "log", "tickvals": devices},

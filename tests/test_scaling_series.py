@@ -28,3 +28,17 @@ def test_other_flags_still_split_series():
     rows = facts([record(1, 100.0), record(2, 150.0, steps="30")])
     (section,) = sections(rows, "bert-tiny")
     assert len(section.series) == 2
+
+
+def test_a_series_keeps_its_colour_index_in_both_charts():
+    from benchcat.charts import speedup_lines, throughput_bars
+
+    # "a-short" has no 1-device run, so the speedup chart leaves it out; "b-full" must not shift.
+    rows = facts([record(2, 90.0, steps="a-short"), record(1, 100.0, steps="b-full"),
+                  record(2, 150.0, steps="b-full")])  # fmt: skip
+    (section,) = sections(rows, "bert-tiny")
+    bars = {t.name: t.meta["series"] for t in throughput_bars(section).data}
+    lines = {t.name: t.meta["series"] for t in speedup_lines(section).data if t.name != "ideal"}
+    assert len(bars) == 2 and len(lines) == 1
+    ((name, index),) = lines.items()
+    assert bars[name] == index == 1

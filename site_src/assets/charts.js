@@ -33,9 +33,19 @@
       }
     });
     (layout.shapes || []).forEach(function (shape) { shape.line = Object.assign({}, shape.line, { color: fg }); });
+    var palette = dark ? COLORS.dark : COLORS.light;
     var data = fig.data.map(function (trace) {
-      if (trace.name !== "ideal") return trace;
-      return Object.assign({}, trace, { line: Object.assign({}, trace.line, { color: fg }) });
+      if (trace.name === "ideal") {
+        return Object.assign({}, trace, { line: Object.assign({}, trace.line, { color: fg }) });
+      }
+      var series = trace.meta && trace.meta.series;
+      if (typeof series !== "number") return trace;
+      // One colour per series across a section's charts, whatever traces each chart leaves out.
+      var color = palette[series % palette.length];
+      return Object.assign({}, trace, {
+        marker: Object.assign({}, trace.marker, { color: color }),
+        line: trace.type === "scatter" ? Object.assign({}, trace.line, { color: color }) : trace.line,
+      });
     });
     return { data: data, layout: layout };
   }
