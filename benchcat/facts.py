@@ -92,6 +92,21 @@ def facts(records, metric: str | None = None) -> list[dict]:
     return [fact(r, metric) for r in sorted(records, key=lambda r: r.id)]
 
 
+# Internal to scaling series (flags without the launcher ones): not a column anyone downloads.
+_INTERNAL = ("scaling_flags",)
+
+
+def catalog_csv(rows: list[dict]) -> str:
+    """The catalog as CSV, one line per record: ``catalog list --format csv`` and the site's
+    downloads/catalog.csv are this same text."""
+    import pandas as pd
+
+    if not rows:
+        return ""
+    frame = pd.DataFrame(rows).drop(columns=list(_INTERNAL), errors="ignore")
+    return frame.to_csv(index=False, lineterminator="\n")
+
+
 @functools.lru_cache(maxsize=1024)
 def _glob(pattern: str) -> re.Pattern:
     return re.compile(fnmatch.translate(pattern.lower()))

@@ -43,34 +43,11 @@ def flat(r: Record) -> dict:
     return d
 
 
-def flat_row(r: Record) -> dict:
-    """One CSV row: nested fields flattened with dots; runs summarised."""
-    row: dict = {"id": r.id}
-    for part in ("benchmark", "config", "system", "software"):
-        for key, value in getattr(r, part).model_dump().items():
-            if isinstance(value, dict):
-                for k2, v2 in sorted(value.items()):
-                    row[f"{part}.{key}.{k2}"] = v2
-            else:
-                row[f"{part}.{key}"] = value
-    row["config.devices"] = r.config.devices
-    row["runs"] = len(r.runs)
-    row["runs_ok"] = sum(run.status == "ok" for run in r.runs)
-    row["headline"] = r.headline
-    for name, m in sorted(r.metrics.items()):
-        for stat in ("median", "mean", "min", "max", "count", "cv", "score"):
-            row[f"{name}.{stat}"] = getattr(m, stat)
-        row[f"{name}.unit"] = m.unit
-    return row
-
-
 def to_csv(records: list[Record]) -> str:
-    import pandas as pd
+    """One CSV row per record: the same columns as the site's downloads/catalog.csv."""
+    from .facts import catalog_csv, facts
 
-    frame = pd.DataFrame([flat_row(r) for r in records])
-    if frame.empty:
-        return ""
-    return frame.to_csv(index=False, lineterminator="\n")
+    return catalog_csv(facts(records))
 
 
 def table(records: list[Record]):

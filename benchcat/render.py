@@ -16,13 +16,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pandas as pd
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from . import charts, compare, overview, scaling, store, vendor, yamlio
 from .aggregate import Undefined
-from .facts import facts
+from .facts import catalog_csv, facts
 from .gcpause import gc_paused
 from .redact import Redactor
 from .resources import data_root
@@ -215,8 +214,7 @@ def render(settings: Settings) -> dict[str, bytes]:
     # one CSV line per record with the fact fields every report selects on.
     files["downloads/catalog.json"] = ("[\n" + ",\n".join(r.model_dump_json(exclude_none=True) for r in records)
                                        + ("\n]\n" if records else "]\n")).encode()  # fmt: skip
-    frame = pd.DataFrame(rows).drop(columns=["scaling_flags"], errors="ignore")  # internal to scaling
-    files.update({k: v for k, v in _frame_files("catalog", frame).items() if k.endswith(".csv")})
+    files["downloads/catalog.csv"] = catalog_csv(rows).encode()
     files["downloads/history.json"] = _json(history)
     page("downloads.md", "downloads.md.j2", tables=sorted(tables))
     page(

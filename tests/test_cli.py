@@ -10,6 +10,7 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner
 
+from benchcat import facts, query, store
 from benchcat.cli import app
 from tests.test_collect import FIXTURES
 
@@ -62,7 +63,9 @@ def test_list_filters_and_formats(site):
     assert row["config"]["devices"] == 8 and row["headline_value"] == 2400.0 and len(row["runs"]) == 2
     assert set(row) >= {"id", "benchmark", "config", "system", "software", "runs", "metrics"}
     table = list(csv.DictReader(io.StringIO(invoke("list", "--format", "csv", "--model", "resnet50").stdout)))
-    assert len(table) == 3 and {"throughput.median", "config.devices", "runs_ok"} <= set(table[0])
+    assert len(table) == 3 and {"id", "devices", "metric", "value", "runs", "failed_runs"} <= set(table[0])
+    site_csv = facts.catalog_csv(facts.facts(query.select(store.load(site / "catalog"), model="resnet50")))
+    assert invoke("list", "--format", "csv", "--model", "resnet50").stdout == site_csv  # one shape for both
     assert invoke("list", "--format", "xml").exit_code == 2
 
 
