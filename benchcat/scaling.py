@@ -25,8 +25,9 @@ class Point:
 
 @dataclass
 class Series:
-    label: str
+    label: str  # what tells this series from the others of its section
     points: list[Point] = field(default_factory=list)
+    full: str = ""  # the whole label, common parts included (downloads)
 
     @property
     def at(self) -> dict[str, Point]:
@@ -43,18 +44,39 @@ class Section:
     unit: str
     topologies: list[tuple[str, int]]
     series: list[Series]
+    common: str = ""  # label parts every series shares, said once above the charts
 
 
-def series_label(values: dict) -> str:
-    parts = [values["system"], values["framework"]]
+def label_parts(values: dict) -> list[str]:
+    parts = [str(values["system"]), str(values["framework"])]
     if values.get("batch_size") is not None:
         parts.append(f"bs {values['batch_size']}")
     if values.get("seq_len") is not None:
         parts.append(f"seq {values['seq_len']}")
     if values.get("grad_accum", 1) != 1:
         parts.append(f"accum {values['grad_accum']}")
-    parts += [str(values[k]) for k in ("compile_mode", "scaling_flags") if values.get(k)]
-    return " · ".join(str(p) for p in parts)
+    if values.get("compile_mode"):
+        parts.append(str(values["compile_mode"]))
+    if values.get("scaling_flags"):
+        parts += str(values["scaling_flags"]).split(",")
+    return parts
+
+
+def series_label(values: dict) -> str:
+    return " · ".join(label_parts(values))
+
+
+def _shorten(series: list[Series], parts: list[list[str]]) -> str:
+    """Drop from each label what every series of the section shares; return the shared text.
+
+    Legends of long flag strings (device=cpu,lr=...,seed=...) hid the one flag that differs.
+    """
+    if len(series) < 2:
+        return ""
+    shared = [p for p in parts[0] if all(p in other for other in parts[1:])]
+    for s, mine in zip(series, parts, strict=True):
+        s.label = " · ".join(p for p in mine if p not in shared) or s.full
+    return " · ".join(shared)
 
 
 def sections(rows: list[dict], model: str) -> list[Section]:
@@ -65,13 +87,14 @@ def sections(rows: list[dict], model: str) -> list[Section]:
         topologies = sorted({(r["topology"], r["devices"]) for r in rows}, key=lambda t: (t[1], t[0]))
         units = sorted({r["unit"] for r in rows if r["unit"]})
         by_series = group(rows, SERIES)
-        series = []
+        series, parts = [], []
         for key in sorted(by_series, key=lambda k: tuple(map(sort_key, k))):
             points_by_topo = group(by_series[key], ["topology"])
             chosen = {t: best(points_by_topo[(t,)]) for t, _ in topologies if (t,) in points_by_topo}
             ones = [f for f in chosen.values() if f["devices"] == 1 and f["status"] == "ok"]
             base = ones[0]["value"] if ones else None
-            s = Series(series_label(dict(zip(SERIES, key, strict=True))))
+            parts.append(label_parts(dict(zip(SERIES, key, strict=True))))
+            s = Series(" · ".join(parts[-1]), full=" · ".join(parts[-1]))
             for topo, devices in topologies:
                 f = chosen.get(topo)
                 if f is None:
@@ -79,7 +102,8 @@ def sections(rows: list[dict], model: str) -> list[Section]:
                 value = f["value"] if f["status"] == "ok" else None
                 s.points.append(Point(topo, devices, f, speedup(value, base), efficiency(value, base, devices)))
             series.append(s)
-        out.append(Section(model, str(precision), ", ".join(units), topologies, series))
+        common = _shorten(series, parts)
+        out.append(Section(model, str(precision), ", ".join(units), topologies, series, common))
     return out
 
 
@@ -89,7 +113,7 @@ def to_frame(secs: list[Section]) -> pd.DataFrame:
         for s in sec.series:
             for p in s.points:
                 lines.append({
-                    "model": sec.model, "precision": sec.precision, "series": s.label, "topology": p.topology,
+                    "model": sec.model, "precision": sec.precision, "series": s.full, "topology": p.topology,
                     "devices": p.devices, "status": p.fact["status"], "value": p.fact["value"],
                     "speedup": p.speedup if isinstance(p.speedup, float) else None,
                     "efficiency": p.efficiency if isinstance(p.efficiency, float) else None,

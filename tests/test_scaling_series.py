@@ -42,3 +42,16 @@ def test_a_series_keeps_its_colour_index_in_both_charts():
     assert len(bars) == 2 and len(lines) == 1
     ((name, index),) = lines.items()
     assert bars[name] == index == 1
+
+
+def test_labels_drop_what_every_series_shares():
+    rows = facts([record(1, 100.0, seed="1", steps="20"), record(1, 90.0, seed="1", steps="30")])
+    (section,) = sections(rows, "bert-tiny")
+    assert [s.label for s in section.series] == ["steps=20", "steps=30"]
+    assert section.common == "cpu-box · pytorch · bs 8 · seq 64 · seed=1"
+    assert section.series[0].full == "cpu-box · pytorch · bs 8 · seq 64 · seed=1 · steps=20"
+
+
+def test_a_lone_series_keeps_its_whole_label():
+    (section,) = sections(facts([record(1, 100.0)]), "bert-tiny")
+    assert section.common == "" and section.series[0].label == "cpu-box · pytorch · bs 8 · seq 64 · steps=20"
