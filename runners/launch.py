@@ -86,6 +86,10 @@ def classify(returncode: int | None, timed_out: bool, stderr: str, error: dict |
     if returncode is not None and returncode < 0:
         sig = signal.Signals(-returncode)
         if sig in CRASH_SIGNALS:
+            # MindSpore on CPU sometimes dereferences the allocation it just failed to make: the
+            # crash is the out-of-memory's doing, and a smaller batch is what fixes it.
+            if oom:
+                return "oom", f"killed by signal {sig.name} after an out-of-memory message"
             return "segfault", f"killed by signal {sig.name}"
         if sig == signal.SIGKILL:
             why = "killed by SIGKILL"

@@ -93,6 +93,10 @@ def test_capture_says_unknown_as_none_and_finds_no_phantom_gpu(monkeypatch):
 def test_classify():
     assert launch.classify(-9, True, "", None)[0] == "timeout"
     assert launch.classify(-int(signal.SIGSEGV), False, "", None) == ("segfault", "killed by signal SIGSEGV")
+    ms_crash = "device_context.cc:113] AllocateMemory] Allocate memory failed for size: 4503599627370496"
+    assert launch.classify(-int(signal.SIGSEGV), False, ms_crash, None) == (
+        "oom", "killed by signal SIGSEGV after an out-of-memory message"
+    )
     assert launch.classify(-int(signal.SIGKILL), False, "", None)[0] == "error"
     assert launch.classify(1, False, "", {"type": "MemoryError", "message": "Unable to allocate"})[0] == "oom"
     tf_oom = {"type": "ResourceExhaustedError", "message": "OOM when allocating tensor with shape[...]"}
