@@ -103,6 +103,39 @@ def _cache_dir(root: Path) -> Path:
     return root / CACHE_DIR / f"records-v{SCHEMA_VERSION}"
 
 
+def _doc_json(doc: dict) -> bytes | None:
+    """A head document (catalog.yaml, history.yaml) as cache JSON; None when JSON cannot hold it
+    (a hand-edited file with a YAML timestamp, say): such a file is simply read as YAML."""
+    try:
+        return json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
+    except (TypeError, ValueError):
+        return None
+
+
+def _read_doc(root: Path, rel: str, migrated: list[str]) -> dict:
+    """catalog.yaml or history.yaml: from the JSON cache of its exact bytes, else from the YAML.
+
+    The history of a 10,000-record catalog is 10,000 entries: 0.4 s through libyaml, 0.02 s as JSON.
+    """
+    try:
+        data = (root / rel).read_bytes()
+    except OSError as exc:
+        raise CatalogError(f"{rel}: cannot read: {exc.strerror}") from exc
+    cached = _cache_dir(root) / f"{hashlib.sha256(data).hexdigest()}.json"
+    try:
+        doc = json.loads(cached.read_bytes())
+        if isinstance(doc, dict):
+            return doc
+    except (OSError, ValueError):
+        pass
+    before = len(migrated)
+    doc = _parse_yaml(data, rel, migrated)
+    blob = _doc_json(doc) if len(migrated) == before else None
+    if blob is not None:
+        _write_atomic(cached, blob)
+    return doc
+
+
 def _shard_records(root: Path, rel: str, migrated: list[str], use_cache: bool) -> list[Record]:
     """The records of one shard: from the JSON cache of its exact bytes, else from the YAML."""
     try:
@@ -139,11 +172,15 @@ def load(path: str | os.PathLike, *, use_cache: bool = True) -> Catalog:
         if (root / RECORDS_DIR).exists():
             raise CatalogError(f"{root}: has records/ but no {CATALOG_FILE}")
         return cat
-    head, _ = _read_yaml(root / CATALOG_FILE, CATALOG_FILE, cat.migrated)
+    head = _read_doc(root, CATALOG_FILE, cat.migrated) if use_cache else _read_yaml(
+        root / CATALOG_FILE, CATALOG_FILE, cat.migrated
+    )[0]
     cat.revision = int(head.get("revision", 0))
     cat.settings = head.get("settings") or {}
     if (root / HISTORY_FILE).exists():
-        hist, _ = _read_yaml(root / HISTORY_FILE, HISTORY_FILE, cat.migrated)
+        hist = _read_doc(root, HISTORY_FILE, cat.migrated) if use_cache else _read_yaml(
+            root / HISTORY_FILE, HISTORY_FILE, cat.migrated
+        )[0]
         cat.history = hist.get("revisions") or []
     for shard in sorted((root / RECORDS_DIR).rglob("*.yaml")):
         rel = shard.relative_to(root).as_posix()
@@ -214,7 +251,8 @@ def save(cat: Catalog, *, crash_after: int | None = None) -> list[str]:
     root = cat.path
     root.mkdir(parents=True, exist_ok=True)
     shards = shards_of(cat)
-    blobs = {rel: yamlio.dumps(doc).encode() for rel, doc in documents(cat, shards).items()}
+    docs = documents(cat, shards)
+    blobs = {rel: yamlio.dumps(doc).encode() for rel, doc in docs.items()}
     existing = {p.relative_to(root).as_posix() for p in (root / RECORDS_DIR).rglob("*.yaml")}
     renames: list[tuple[str, str]] = []
     for rel, data in sorted(blobs.items()):
@@ -232,7 +270,7 @@ def save(cat: Catalog, *, crash_after: int | None = None) -> list[str]:
             os.fsync(fh.fileno())
         renames.append((tmp.relative_to(root).as_posix(), rel))
     deletes = sorted(existing - set(blobs))
-    _refresh_cache(root, shards, blobs)
+    _refresh_cache(root, shards, blobs, {rel: docs[rel] for rel in (CATALOG_FILE, HISTORY_FILE)})
     if not renames and not deletes:
         return []
     journal = root / JOURNAL
@@ -251,8 +289,10 @@ def shards_of(cat: Catalog) -> dict[str, list[Record]]:
     return shards
 
 
-def _refresh_cache(root: Path, shards: dict[str, list[Record]], blobs: dict[str, bytes]) -> None:
-    """Cache every shard about to be on disk under its hash; drop caches of bytes now gone."""
+def _refresh_cache(
+    root: Path, shards: dict[str, list[Record]], blobs: dict[str, bytes], heads: dict[str, dict]
+) -> None:
+    """Cache every file about to be on disk under its hash; drop caches of bytes now gone."""
     folder = _cache_dir(root)
     keep = set()
     for rel, records in shards.items():
@@ -260,6 +300,13 @@ def _refresh_cache(root: Path, shards: dict[str, list[Record]], blobs: dict[str,
         keep.add(name)
         if not (folder / name).exists():
             _write_atomic(folder / name, _RECORDS.dump_json(records, exclude_defaults=True))
+    for rel, doc in heads.items():
+        name = f"{hashlib.sha256(blobs[rel]).hexdigest()}.json"
+        blob = _doc_json(doc)
+        if blob is not None:
+            keep.add(name)
+            if not (folder / name).exists():
+                _write_atomic(folder / name, blob)
     if folder.exists():
         for stale in folder.iterdir():
             if stale.name not in keep:

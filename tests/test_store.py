@@ -140,3 +140,21 @@ def test_unsafe_yaml_is_not_executed(site):
     )
     with pytest.raises(store.CatalogError, match="invalid YAML"):
         store.load(site / "catalog")
+
+
+def test_head_files_read_from_the_cache_equal_the_yaml(site):
+    add_run(site)
+    collect(site / "logs", site / "catalog")  # a second revision: history has two entries
+    cached = store.load(site / "catalog")
+    cached = store.load(site / "catalog")  # now every file comes from the JSON cache
+    plain = store.load(site / "catalog", use_cache=False)
+    assert (cached.revision, cached.settings, cached.history) == (plain.revision, plain.settings, plain.history)
+    assert len(cached.history) == 2
+
+
+def test_a_hand_edited_history_is_read_even_where_json_cannot_hold_it(site):
+    store.load(site / "catalog")  # warm the cache
+    path = site / "catalog/history.yaml"
+    path.write_text(path.read_text().replace("date: ", "date: 2026-11-22 #", 1))  # a YAML timestamp
+    cat = store.load(site / "catalog")
+    assert str(cat.history[0]["date"]) == "2026-11-22"
