@@ -62,10 +62,6 @@ def label_parts(values: dict) -> list[str]:
     return parts
 
 
-def series_label(values: dict) -> str:
-    return " · ".join(label_parts(values))
-
-
 def _shorten(series: list[Series], parts: list[list[str]]) -> str:
     """Drop from each label what every series of the section shares; return the shared text.
 
@@ -94,7 +90,8 @@ def sections(rows: list[dict], model: str) -> list[Section]:
             ones = [f for f in chosen.values() if f["devices"] == 1 and f["status"] == "ok"]
             base = ones[0]["value"] if ones else None
             parts.append(label_parts(dict(zip(SERIES, key, strict=True))))
-            s = Series(" · ".join(parts[-1]), full=" · ".join(parts[-1]))
+            full = " · ".join(parts[-1])
+            s = Series(full, full=full)
             for topo, devices in topologies:
                 f = chosen.get(topo)
                 if f is None:
