@@ -73,6 +73,7 @@ def scalar(value) -> str:
     raise TypeError(f"cannot write {type(value).__name__} to the catalog")
 
 
+_STRINGS: dict[str, str] = {}  # value -> YAML form: names, statuses, versions repeat in every record
 _HEADS: dict[str, dict[str, str]] = {}  # indent -> key -> "indent key:" (keys repeat a lot)
 
 
@@ -93,7 +94,12 @@ def _emit(value, indent: str, out: list[str]) -> None:
                     heads[key] = head
             kind = type(item)
             if kind is str:
-                append(f"{head} {_string(item)}\n")
+                text = _STRINGS.get(item)
+                if text is None:
+                    text = _string(item)
+                    if len(_STRINGS) < 50_000:
+                        _STRINGS[item] = text
+                append(f"{head} {text}\n")
             elif kind is float:
                 append(f"{head} {_float(item)}\n")
             elif (kind is dict or kind is list) and item:
