@@ -15,7 +15,7 @@ from functools import lru_cache
 from benchcat.fields import FRAMEWORKS
 from benchcat.schema import Benchmark, Config, Run
 
-from .base import FileContext, Observation, ParseResult, excerpt, failure_in
+from .base import FileContext, LineIndex, Observation, ParseResult, excerpt, failure_in
 
 PRECISIONS = ("fp32", "fp16", "bf16", "amp", "tf32")
 _TOPOLOGY = re.compile(r"(\d+)n(\d+)g")
@@ -139,7 +139,10 @@ def failed_run(
         snippet = excerpt(text, offset)
         line = text.count("\n", 0, offset) + 1
     else:
-        status, reason, snippet, line = "error", why, text[-400:] or None, None
+        # Nothing says why: point at where the log stops, and say if it stops mid-line.
+        status, reason, snippet, line = "error", why, text[-400:] or None, LineIndex(text).count or None
+        if text and not text.endswith("\n"):
+            reason += "; the log ends mid-line (truncated run?)"
     if not reported:
         result.problems.append(ctx.problem(line, reason))
     run = Run(

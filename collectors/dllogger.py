@@ -33,7 +33,7 @@ def _speed_key(data: dict) -> str | None:
 
 class DlloggerCollector(Collector):
     name = "dllogger"
-    version = 1
+    version = 2
     description = (
         "NVIDIA DLLogger stdout (DLL ...) and JSON (DLLL {...}) logs: PARAMETER config, Summary or iterations."
     )

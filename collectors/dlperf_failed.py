@@ -8,7 +8,7 @@ from .base import Collector, FileContext, ParseResult, failure_in
 
 class DlperfFailedCollector(Collector):
     name = "dlperf-failed"
-    version = 1
+    version = 2
     description = "A log in a DLPerf tree (<fw>/<model>/[bz<B>/]<N>n<G>g/<...>_<run>.log) that shows a failure."
     priority = 1000  # only when no format collector recognised the file
 

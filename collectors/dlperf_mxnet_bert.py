@@ -12,7 +12,7 @@ _LINE = _scan.at_line_start(r"INFO:root:\[step (?P<step>\d+)\][^\n]*?latency=\s*
 
 class MxnetBertCollector(Collector):
     name = "dlperf-mxnet-bert"
-    version = 1
+    version = 2
     description = "DLPerf MXNet BERT (gluon-nlp) step lines with latency in ms/batch, one per rank."
     signatures = ("INFO:root:[step ",)
 

@@ -16,7 +16,7 @@ _LINE = re.compile(
 
 class TfKerasCollector(Collector):
     name = "dlperf-tf-keras"
-    version = 1
+    version = 2
     description = "DLPerf TensorFlow 2 Keras TimeHistory lines (examples/second between steps A and B)."
     signatures = ("TimeHistory:",)
 

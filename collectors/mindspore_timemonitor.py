@@ -15,7 +15,7 @@ _RESNET = re.compile(r"epoch: \d+ step: \d+, loss is")
 
 class MindsporeCollector(Collector):
     name = "mindspore-timemonitor"
-    version = 1
+    version = 2
     description = "MindSpore TimeMonitor (epoch time / per step time, data sink) with BERT or ResNet step lines."
     signatures = ("per step time:",)
 

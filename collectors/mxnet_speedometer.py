@@ -12,7 +12,7 @@ _LINE = re.compile(r"Epoch\[(?P<epoch>\d+)\] Batch \[(?P<batch>\d+)\]\s+Speed: (
 
 class SpeedometerCollector(Collector):
     name = "mxnet-speedometer"
-    version = 1
+    version = 2
     description = "MXNet Speedometer lines (Epoch[E] Batch [B] Speed: X samples/sec), DLPerf path for config."
     signatures = ("samples/sec",)
 

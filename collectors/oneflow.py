@@ -15,7 +15,7 @@ _TRUE = {"true", "1", "yes"}
 
 class OneflowCollector(Collector):
     name = "oneflow"
-    version = 1
+    version = 2
     description = "OneFlow benchmark step lines with throughput, config from 'key = value' argument lines."
     signatures = ("total_loss:",)
 

@@ -14,7 +14,7 @@ _RESNET = re.compile(r"\[Pass (?P<pass>\d+), train batch (?P<batch>\d+)\][^\n]*?
 
 class PaddleCollector(Collector):
     name = "paddle"
-    version = 1
+    version = 2
     description = "PaddlePaddle BERT (speed: X steps/s) and ResNet (elapse X sec) lines, DLPerf path for config."
     signatures = ("steps/s", "elapse ")
 

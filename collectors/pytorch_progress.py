@@ -12,7 +12,7 @@ _LINE = re.compile(r"Epoch: \[(?P<epoch>\d+)\]\[\s*(?P<i>\d+)/\s*(?P<n>\d+)\]\s+
 
 class ProgressMeterCollector(Collector):
     name = "pytorch-progress"
-    version = 1
+    version = 2
     description = "PyTorch examples ProgressMeter lines (Epoch: [E][i/N] Time val (avg)), every rank in one file."
     signatures = ("Epoch: [",)
 

@@ -15,7 +15,7 @@ _LINE = _scan.at_line_start(
 
 class TfBertCollector(Collector):
     name = "tf-bert"
-    version = 1
+    version = 2
     description = "TensorFlow BERT (tf-models) absl 'Train Step: S/T' lines, timed between two steps."
     signatures = ("] Train Step: ",)
 

@@ -23,7 +23,7 @@ _META = re.compile(r"^(?P<key>[^\t\n]+)\t(?P<value>[^\n]*?)\s*$", re.M)
 
 class TfCnnCollector(Collector):
     name = "tf-cnn-benchmarks"
-    version = 1
+    version = 2
     description = "tf_cnn_benchmarks logs: header block and 'total images/sec', environment from a 'metadata' file."
     signatures = ("Model:",)
 

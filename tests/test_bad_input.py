@@ -82,7 +82,18 @@ def test_only_warmup_steps(logs):
     (rec,) = [r for r in cat.records.values() if r.config.batch_size == 64]
     assert rec.runs[0].status == "error" and "warm-up" in rec.runs[0].reason
     assert rec.metrics.get("throughput") is None or rec.metrics["throughput"].count == 0
-    assert problems_for(report, "b64_fp32_1.log")
+    (p,) = problems_for(report, "b64_fp32_1.log")
+    assert p.line == 1 and "warm-up" in p.message  # where the log stops
+
+
+def test_log_killed_during_warmup_names_its_last_line_and_says_truncated(logs):
+    text = keras_line(0, 20, "80.00") + keras_line(20, 40, "90.00")[:60]
+    (logs / KERAS_DIR / "resnet50_b64_fp32_1.log").write_text(text)
+    report, cat = run(logs)
+    (p,) = problems_for(report, "b64_fp32_1.log")
+    assert p.line == 2 and "mid-line" in p.message
+    (rec,) = [r for r in cat.records.values() if r.config.batch_size == 64]
+    assert rec.runs[0].status == "error" and "truncated" in rec.runs[0].reason
 
 
 @pytest.mark.parametrize("bad, words", [("nan", "not a finite"), ("-300.00", "not positive"), ("1e12", "implausibly")])
