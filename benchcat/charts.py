@@ -51,13 +51,28 @@ def _height(series: int) -> int:
 MAX_SERIES = 24
 
 
-def charted(section: Section) -> list[Series]:
-    """The series a chart shows: those measured on the most device counts, then the fastest."""
-    def weight(s: Series) -> tuple:
-        ok = [p.fact["value"] for p in s.points if p.fact["status"] == "ok"]
-        return (-len(ok), -max(ok, default=0.0), s.label)
+def _ok_devices(s: Series) -> set[int]:
+    return {p.devices for p in s.points if p.fact["status"] == "ok"}
 
-    return sorted(sorted(section.series, key=weight)[:MAX_SERIES], key=lambda s: s.label)
+
+def scaling_series(section: Section) -> list[Series]:
+    """The series with a value on at least two device counts: a lone point says nothing about scaling."""
+    return [s for s in section.series if len(_ok_devices(s)) >= 2]
+
+
+def charted(section: Section) -> list[Series]:
+    """The series the charts show, in the section's (the table's) order: the scaling series; past
+    MAX_SERIES of them, those on the most device counts, then the fastest."""
+    shown = scaling_series(section)
+    if len(shown) > MAX_SERIES:
+
+        def weight(s: Series) -> tuple:
+            ok = [p.fact["value"] for p in s.points if p.fact["status"] == "ok"]
+            return (-len(_ok_devices(s)), -max(ok), s.label)
+
+        keep = {id(s) for s in sorted(shown, key=weight)[:MAX_SERIES]}
+        shown = [s for s in shown if id(s) in keep]
+    return shown
 
 
 def _num(x) -> float | None:
@@ -98,7 +113,8 @@ def speedup_lines(section: Section) -> go.Figure:
     layout = go.Layout(
         title={"text": f"{section.model} {section.precision}: speedup over 1 device"},
         xaxis={"title": {"text": "devices"}, "type": "log", "tickvals": devices},
-        yaxis={"title": {"text": "speedup (x)"}, "type": "log"},
+        # Ticks at the device counts on both axes: the ideal line meets each tick pair.
+        yaxis={"title": {"text": "speedup (x)"}, "type": "log", "tickvals": devices},
         legend=LEGEND,
         height=_height(len(traces)),
     )

@@ -189,15 +189,22 @@ def render(settings: Settings) -> dict[str, bytes]:
     scaling_pages = []
     for model in models:
         secs = scaling.sections(rows, model)
-        figs = [
-            (s, charts.to_json(charts.throughput_bars(s)), charts.to_json(charts.speedup_lines(s)), charts.charted(s))
-            for s in secs
-        ]
+        figs = []
+        for s in secs:
+            shown = charts.charted(s)
+            lines = charts.speedup_lines(s) if shown else None
+            figs.append((
+                s,
+                charts.to_json(charts.throughput_bars(s)) if shown else None,
+                charts.to_json(lines) if lines and len(lines.data) > 1 else None,  # more than the ideal line
+                shown,
+                len(charts.scaling_series(s)) > charts.MAX_SERIES,
+            ))  # fmt: skip
         name = f"scaling-{slug(model)}"
         files.update(_frame_files(name, scaling.to_frame(secs)))
         tables.append((name, f"Scaling of {model}"))
         scaling_pages.append((model, slug(model), len(secs)))
-        page(f"scaling/{slug(model)}.md", "scaling.md.j2", model=model, sections=figs)
+        page(f"scaling/{slug(model)}.md", "scaling.md.j2", model=model, sections=figs, max_series=charts.MAX_SERIES)
     page("scaling/index.md", "scaling_index.md.j2", models=scaling_pages)
 
     cov_columns, cov_rows = overview.coverage(rows)

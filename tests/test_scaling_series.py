@@ -34,7 +34,7 @@ def test_a_series_keeps_its_colour_index_in_both_charts():
     from benchcat.charts import speedup_lines, throughput_bars
 
     # "a-short" has no 1-device run, so the speedup chart leaves it out; "b-full" must not shift.
-    rows = facts([record(2, 90.0, steps="a-short"), record(1, 100.0, steps="b-full"),
+    rows = facts([record(2, 90.0, steps="a-short"), record(4, 160.0, steps="a-short"), record(1, 100.0, steps="b-full"),
                   record(2, 150.0, steps="b-full")])  # fmt: skip
     (section,) = sections(rows, "bert-tiny")
     bars = {t.name: t.meta["series"] for t in throughput_bars(section).data}
@@ -55,3 +55,33 @@ def test_labels_drop_what_every_series_shares():
 def test_a_lone_series_keeps_its_whole_label():
     (section,) = sections(facts([record(1, 100.0)]), "bert-tiny")
     assert section.common == "" and section.series[0].label == "cpu-box · pytorch · bs 8 · seq 64 · steps=20"
+
+
+def test_charts_leave_out_series_measured_on_one_device_count_and_keep_the_table_order():
+    from benchcat.charts import charted, speedup_lines, throughput_bars
+
+    rows = facts([record(1, 100.0, steps="9"), record(2, 150.0, steps="9"), record(1, 80.0, steps="10"),
+                  record(2, 120.0, steps="10"), record(1, 500.0, steps="lone")])  # fmt: skip
+    (section,) = sections(rows, "bert-tiny")
+    table = [s.label for s in section.series if s.label != "steps=lone"]
+    assert [s.label for s in charted(section)] == table == ["steps=10", "steps=9"]  # the table's order
+    assert [t.name for t in throughput_bars(section).data] == table
+    lines = speedup_lines(section)
+    assert [t.name for t in lines.data] == ["ideal", *table]
+    assert lines.layout.yaxis.tickvals == (1, 2)  # ticks at the device counts, as on the x axis
+
+
+def test_a_section_without_scaling_gets_no_chart_and_says_why(tmp_path):
+    from benchcat import store
+    from benchcat.render import Settings, render
+    from benchcat.scaffold import scaffold
+
+    scaffold(tmp_path)
+    cat = store.Catalog(path=tmp_path / "catalog", revision=1)
+    for r in (record(1, 100.0, steps="a"), record(1, 90.0, steps="b")):
+        cat.records[r.id] = r
+    store.save(cat)
+    page = render(Settings.load(tmp_path))["scaling/bert-tiny.md"].decode()
+    assert "bc-chart" not in page
+    assert "No series here was measured on more than one device count" in page
+    assert "steps=a" in page and "steps=b" in page  # the table still lists both
