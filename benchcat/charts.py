@@ -105,20 +105,37 @@ def speedup_lines(section: Section) -> go.Figure:
             name="ideal", x=devices, y=devices, mode="lines", line={"dash": "dash"}, hoverinfo="skip"
         )
     ]
+    speedups = [1.0]
     for i, s in enumerate(charted(section)):
         pts = [(p.devices, _num(p.speedup)) for p in s.points if _num(p.speedup) is not None]
         if len(pts) > 1:  # a lone 1-device point says nothing about scaling
             xs, ys = [d for d, _ in pts], [v for _, v in pts]
+            speedups += ys
             traces.append(go.Scatter(name=s.label, x=xs, y=ys, mode="lines+markers", meta={"series": i}))
     layout = go.Layout(
         title={"text": f"{section.model} {section.precision}: speedup over 1 device"},
         xaxis={"title": {"text": "devices"}, "type": "log", "tickvals": devices},
-        # Ticks at the device counts on both axes: the ideal line meets each tick pair.
-        yaxis={"title": {"text": "speedup (x)"}, "type": "log", "tickvals": devices},
+        yaxis={"title": {"text": "speedup (x)"}, "type": "log", "tickvals": speedup_ticks(devices, speedups)},
         legend=LEGEND,
         height=_height(len(traces)),
     )
     return go.Figure(data=traces, layout=layout)
+
+
+def speedup_ticks(devices: list[int], speedups: list[float]) -> list[float]:
+    """Ticks at the device counts, as on the x axis (the ideal line meets each pair), plus powers
+    of two beyond them where a speedup falls below 1 (a slowdown) or above the most devices."""
+    ticks = set(devices)
+    low, high = min(speedups), max(speedups)
+    k = 1
+    while 2.0**-k * 2 > low and k < 20:
+        ticks.add(2.0**-k)
+        k += 1
+    top = max(devices)
+    while top < high and top < 2**20:
+        top *= 2
+        ticks.add(top)
+    return sorted(ticks)
 
 
 def ratio_bars(groups: list[tuple[str, float, int]], title: str) -> go.Figure:

@@ -85,3 +85,11 @@ def test_a_section_without_scaling_gets_no_chart_and_says_why(tmp_path):
     assert "bc-chart" not in page
     assert "No series here was measured on more than one device count" in page
     assert "steps=a" in page and "steps=b" in page  # the table still lists both
+
+
+def test_speedup_ticks_reach_slowdowns_and_superlinear_points():
+    from benchcat.charts import speedup_ticks
+
+    assert speedup_ticks([1, 2, 4], [1.0, 1.8, 3.5]) == [1, 2, 4]
+    assert speedup_ticks([1, 2], [1.0, 0.43]) == [0.25, 0.5, 1, 2]  # a slowdown gets labels below 1
+    assert speedup_ticks([1, 2], [1.0, 2.6]) == [1, 2, 4]  # superlinear: one more power of two
