@@ -81,10 +81,34 @@ def environments(records, env_of: dict[str, str]) -> list[dict]:
         env["records"] += 1
         env["models"].add(r.benchmark.model)
         env["frameworks"].add(r.config.framework)
-    out = sorted(envs.values(), key=lambda e: (e["label"], e["key"]))
-    for env in out:
+    for env in envs.values():
         env["models"], env["frameworks"] = sorted(env["models"]), sorted(env["frameworks"])
-    return out
+    _tell_apart(list(envs.values()))
+    return sorted(envs.values(), key=lambda e: (e["label"], e["key"]))
+
+
+def _tell_apart(envs: list[dict]) -> None:
+    """Headings of stacks on the same system name the framework and version, then what else differs:
+    five headings that all said "vm" told the reader nothing."""
+    by_label: dict[str, list[dict]] = {}
+    for env in envs:
+        by_label.setdefault(env["label"], []).append(env)
+    for label, same in by_label.items():
+        if len(same) < 2:
+            continue
+        for env in same:
+            version = dict(env["software"]).get("framework_version")
+            env["label"] = f"{label} · {', '.join(env['frameworks'])}" + (f" {version}" if version else "")
+        named: dict[str, list[dict]] = {}
+        for env in same:
+            named.setdefault(env["label"], []).append(env)
+        for still in (group for group in named.values() if len(group) > 1):
+            pairs = [set(env["system"]) | set(env["software"]) for env in still]
+            shared = set.intersection(*pairs)
+            for env, mine in zip(still, pairs, strict=True):
+                differ = sorted(p for p in mine - shared if p[0] != "framework_version")[:3]
+                if differ:
+                    env["label"] += " · " + " · ".join(f"{k} {v}" for k, v in differ)
 
 
 def failures(records, env_of: dict[str, str]) -> list[tuple[str, list[dict]]]:
