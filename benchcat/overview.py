@@ -102,7 +102,7 @@ def _tell_apart(envs: list[dict]) -> None:
         named: dict[str, list[dict]] = {}
         for env in same:
             named.setdefault(env["label"], []).append(env)
-        for still in (group for group in named.values() if len(group) > 1):
+        for still in (envs_ for envs_ in named.values() if len(envs_) > 1):
             pairs = [set(env["system"]) | set(env["software"]) for env in still]
             shared = set.intersection(*pairs)
             for env, mine in zip(still, pairs, strict=True):
@@ -123,9 +123,16 @@ def failures(records, env_of: dict[str, str]) -> list[tuple[str, list[dict]]]:
             "config": f"{r.config.framework} {r.config.precision} bs {r.config.batch_size or '?'} "
                       f"{r.config.topology}",
             "runs": [{"run": run.run_id, "status": run.status, "reason": run.reason or "", "excerpt": run.excerpt or "",
-                      "path": run.source.path} for run in failed],
+                      "source": _source(run.source)} for run in failed],
         })  # fmt: skip
     return sorted(by_model.items(), key=lambda kv: sort_key(kv[0]))
+
+
+def _source(src) -> str:
+    """Where a failed run came from, whole: the log under its collected root, or the imported table."""
+    if src.collector == "table-import":
+        return f"{src.path} of {src.root}"
+    return f"log {src.root}/{src.path}" if src.root else f"log {src.path}"
 
 
 def changes(history: list[dict], records: dict) -> list[dict]:
