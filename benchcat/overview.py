@@ -102,7 +102,7 @@ def _tell_apart(envs: list[dict]) -> None:
         named: dict[str, list[dict]] = {}
         for env in same:
             named.setdefault(env["label"], []).append(env)
-        for still in (envs_ for envs_ in named.values() if len(envs_) > 1):
+        for still in (clash for clash in named.values() if len(clash) > 1):
             pairs = [set(env["system"]) | set(env["software"]) for env in still]
             shared = set.intersection(*pairs)
             for env, mine in zip(still, pairs, strict=True):
