@@ -47,6 +47,9 @@ def collect(
     formats: Annotated[
         list[Path] | None, typer.Option("--format", help="A user format spec (YAML); repeatable.")
     ] = None,
+    problems_file: Annotated[
+        Path | None, typer.Option(help="Write every problem here, one per line (the summary shows the first 200).")
+    ] = None,
 ) -> None:
     """Parse every log under ROOT into the catalog and print a summary.
 
@@ -72,6 +75,8 @@ def collect(
         fail(str(exc).strip('"'))
     for line in query.summary_lines(report):
         out.print(line)
+    if problems_file is not None:
+        problems_file.write_text(query.problem_lines(report), encoding="utf-8")
     if strict and report.problems:
         raise typer.Exit(1)
 

@@ -91,8 +91,16 @@ def summary_lines(report) -> list[str]:
             lines.append(f"  ... and {len(report.skipped) - 50} more")
     errors = len(report.errors)
     lines.append(f"problems: {len(report.problems)} ({errors} errors, {len(report.problems) - errors} warnings)")
-    for p in report.problems[:200]:
+    for p in report.problems[:SHOWN_PROBLEMS]:
         lines.append(f"  {report.root}/{p}")
-    if len(report.problems) > 200:
-        lines.append(f"  ... and {len(report.problems) - 200} more")
+    if len(report.problems) > SHOWN_PROBLEMS:
+        lines.append(f"  ... and {len(report.problems) - SHOWN_PROBLEMS} more (--problems-file FILE writes them all)")
     return lines
+
+
+SHOWN_PROBLEMS = 200
+
+
+def problem_lines(report) -> str:
+    """Every problem of a collect, one per line as the summary prints them (for --problems-file)."""
+    return "".join(f"{report.root}/{p}\n" for p in report.problems)

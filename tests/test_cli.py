@@ -48,6 +48,18 @@ def test_collect_summary_and_strict(site):
     assert strict.exit_code == 1 and "4 unchanged" in strict.stdout
 
 
+def test_collect_shows_the_first_problems_and_writes_them_all_on_request(site, monkeypatch):
+    monkeypatch.setattr(query, "SHOWN_PROBLEMS", 2)
+    for i in range(3):  # three more empty logs: four problems with the fixture's own
+        (site / "logs" / f"empty{i}.log").write_text("")
+    result = invoke("collect", "logs", "--problems-file", "problems.txt")
+    assert "problems: 4 (1 errors, 3 warnings)" in result.stdout
+    assert "... and 2 more (--problems-file FILE writes them all)" in result.stdout
+    written = (site / "problems.txt").read_text().splitlines()
+    assert len(written) == 4 and "logs/empty2.log: warning: empty file" in written
+    assert all(line in result.stdout for line in written[:2])
+
+
 def test_collect_missing_root_is_a_clear_error(site):
     result = invoke("collect", "nowhere")
     assert result.exit_code == 2 and "nowhere: no such file or directory" in result.stderr
