@@ -57,9 +57,10 @@ class Report:
     problems: list[Problem] = field(default_factory=list)
     added: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
-    unchanged: int = 0
+    unchanged: int = 0  # records fed by this root that stayed as they were
     removed: list[str] = field(default_factory=list)
     revision: int = 0
+    total: int = 0  # records in the catalog afterwards
     written: list[str] = field(default_factory=list)
 
     @property
@@ -374,9 +375,10 @@ def collect(
                 obs["run"]["source"]["root"] = label
                 observations.append(obs)
         state = catalog_state(catalog_path)
-        if report.cached == len(outcomes) == len(cache.get("files", ())) and cache.get("catalog") == state:
+        fresh = report.cached == len(outcomes) == len(cache.get("files", ())) and cache.get("catalog") == state
+        if fresh and "total" in cache:  # (a cache from before the total was kept: collect again)
             # Every file is as the last collect of this root left it, and so is the catalog.
-            report.unchanged, report.revision = cache["records"], cache["revision"]
+            report.unchanged, report.revision, report.total = cache["records"], cache["revision"], cache["total"]
         else:
             cat = store.load(catalog_path)
             apply(cat, observations, label, report, dry_run)
@@ -384,8 +386,9 @@ def collect(
                 entry = {
                     "files": {o.path: o.__dict__ for o in outcomes},
                     "catalog": catalog_state(catalog_path),
-                    "records": len(cat.records),
+                    "records": len(report.added) + len(report.changed) + report.unchanged,
                     "revision": cat.revision,
+                    "total": len(cat.records),
                 }
                 _save_cache(catalog_path, cache_key, entry)
     finally:
@@ -397,7 +400,7 @@ def collect(
 def apply(cat, observations: list[dict], label: str, report, dry_run: bool) -> None:
     """Replace the runs from ``label`` by ``observations``; fill the report's changes; save if any.
 
-    ``report`` is any object with added/changed/removed/unchanged/revision/written (collect, import).
+    ``report`` is any object with added/changed/removed/unchanged/revision/total/written (collect, import).
     """
     changes = merge_into(cat, build_records(observations), label)
     report.added, report.changed, report.removed = changes.added, changes.changed, changes.removed
@@ -407,6 +410,7 @@ def apply(cat, observations: list[dict], label: str, report, dry_run: bool) -> N
         cat.history.append(history_entry(cat, label, report, changes))
         report.written = store.save(cat)
     report.revision = cat.revision
+    report.total = len(cat.records)
 
 
 def history_entry(cat, label: str, report: Report, changes) -> dict:

@@ -123,7 +123,7 @@ def merge_into(cat, fresh: dict[str, Record], root: str) -> Changes:
         elif before != after:
             changes.changed.append(rid)
             changes.old_values[rid] = headline_value(before)
-        else:
-            changes.unchanged += 1
+        elif any(r.source.root == root for r in after.runs):
+            changes.unchanged += 1  # of the records this root feeds; the others are not its business
     cat.records = result
     return changes

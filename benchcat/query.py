@@ -82,7 +82,7 @@ def summary_lines(report) -> list[str]:
         f"read {report.files} files ({report.bytes_read / 1e6:.1f} MB) from {report.root}, "
         f"{report.cached} unchanged since last collect",
         f"records: {len(report.added)} added, {len(report.changed)} changed, {report.unchanged} unchanged, "
-        f"{len(report.removed)} removed (catalog revision {report.revision})",
+        f"{len(report.removed)} removed (catalog revision {report.revision}, {report.total} records)",
     ]
     if report.skipped:
         lines.append(f"skipped {len(report.skipped)} file(s) of unknown format:")

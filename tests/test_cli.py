@@ -40,7 +40,8 @@ def test_collect_summary_and_strict(site):
     result = invoke("collect", "logs")
     assert result.exit_code == 0
     out = result.stdout
-    assert "read 9 files" in out and "records: 4 added, 0 changed, 0 unchanged, 0 removed (catalog revision 1)" in out
+    assert "read 9 files" in out
+    assert "records: 4 added, 0 changed, 0 unchanged, 0 removed (catalog revision 1, 4 records)" in out
     assert "skipped 1 file(s) of unknown format:\n  logs/README.txt" in out
     assert "problems: 1 (1 errors, 0 warnings)" in out
     assert "logs/tensorflow/resnet50/bz256/1n1g/resnet50_b256_fp32_1.log:" in out
@@ -58,6 +59,22 @@ def test_collect_shows_the_first_problems_and_writes_them_all_on_request(site, m
     written = (site / "problems.txt").read_text().splitlines()
     assert len(written) == 4 and "logs/empty2.log: warning: empty file" in written
     assert all(line in result.stdout for line in written[:2])
+
+
+def test_unchanged_counts_the_records_this_root_feeds_not_the_whole_catalog(site):
+    invoke("collect", "logs")
+    other = site / "more" / "tensorflow" / "resnet50" / "bz64" / "1n1g"
+    other.mkdir(parents=True)
+    line = "I0826 keras_utils.py:133] TimeHistory: 9.9 seconds, {} examples/second between steps {} and {}\n"
+    (other / "resnet50_b64_fp32_1.log").write_text("".join(line.format(100.0, a, a + 20) for a in range(0, 120, 20)))
+    first = invoke("collect", "more").stdout
+    assert "records: 1 added, 0 changed, 0 unchanged, 0 removed (catalog revision 2, 5 records)" in first
+    again = invoke("collect", "more").stdout  # from the collect cache
+    assert "records: 0 added, 0 changed, 1 unchanged, 0 removed (catalog revision 2, 5 records)" in again
+    (site / "catalog" / ".cache" / "collect.json").unlink()  # and the same without it
+    assert "records: 0 added, 0 changed, 1 unchanged, 0 removed (catalog revision 2, 5 records)" in invoke(
+        "collect", "more"
+    ).stdout
 
 
 def test_collect_missing_root_is_a_clear_error(site):

@@ -31,6 +31,7 @@ class ImportReport:
     removed: list[str] = field(default_factory=list)
     unchanged: int = 0
     revision: int = 0
+    total: int = 0
     written: list[str] = field(default_factory=list)
     mapping: str | None = None
 
@@ -113,7 +114,7 @@ def report_lines(report: ImportReport) -> list[str]:
     lines += accounting_lines(report)
     lines.append(
         f"records: {len(report.added)} added, {len(report.changed)} changed, {report.unchanged} unchanged, "
-        f"{len(report.removed)} removed (catalog revision {report.revision})"
+        f"{len(report.removed)} removed (catalog revision {report.revision}, {report.total} records)"
     )
     errors = sum(1 for p in report.problems if p.level == "error")
     lines.append(f"problems: {len(report.problems)} ({errors} errors, {len(report.problems) - errors} warnings)")
