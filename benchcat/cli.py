@@ -76,7 +76,7 @@ def collect(
     for line in query.summary_lines(report):
         out.print(line)
     if problems_file is not None:
-        problems_file.write_text(query.problem_lines(report), encoding="utf-8")
+        problems_file.write_text("".join(f"{line}\n" for line in query.problem_lines(report)), encoding="utf-8")
     if strict and report.problems:
         raise typer.Exit(1)
 

@@ -77,6 +77,9 @@ def table(records: list[Record]):
     return t
 
 
+SHOWN_PROBLEMS = 200  # the summary's list stops here; --problems-file has them all
+
+
 def summary_lines(report) -> list[str]:
     lines = [
         f"read {report.files} files ({report.bytes_read / 1e6:.1f} MB) from {report.root}, "
@@ -91,16 +94,12 @@ def summary_lines(report) -> list[str]:
             lines.append(f"  ... and {len(report.skipped) - 50} more")
     errors = len(report.errors)
     lines.append(f"problems: {len(report.problems)} ({errors} errors, {len(report.problems) - errors} warnings)")
-    for p in report.problems[:SHOWN_PROBLEMS]:
-        lines.append(f"  {report.root}/{p}")
+    lines += [f"  {line}" for line in problem_lines(report, SHOWN_PROBLEMS)]
     if len(report.problems) > SHOWN_PROBLEMS:
         lines.append(f"  ... and {len(report.problems) - SHOWN_PROBLEMS} more (--problems-file FILE writes them all)")
     return lines
 
 
-SHOWN_PROBLEMS = 200
-
-
-def problem_lines(report) -> str:
-    """Every problem of a collect, one per line as the summary prints them (for --problems-file)."""
-    return "".join(f"{report.root}/{p}\n" for p in report.problems)
+def problem_lines(report, limit: int | None = None) -> list[str]:
+    """The problems of a collect (the first ``limit``), as the summary prints them and --problems-file writes them."""
+    return [f"{report.root}/{p}" for p in report.problems[:limit]]

@@ -15,7 +15,7 @@ from functools import lru_cache
 from benchcat.fields import FRAMEWORKS
 from benchcat.schema import Benchmark, Config, Run
 
-from .base import FileContext, LineIndex, Observation, ParseResult, excerpt, failure_in
+from .base import TRUNCATED, FileContext, LineIndex, Observation, ParseResult, ends_mid_line, excerpt, failure_in
 
 PRECISIONS = ("fp32", "fp16", "bf16", "amp", "tf32")
 _TOPOLOGY = re.compile(r"(\d+)n(\d+)g")
@@ -141,8 +141,8 @@ def failed_run(
     else:
         # Nothing says why: point at where the log stops, and say if it stops mid-line.
         status, reason, snippet, line = "error", why, text[-400:] or None, LineIndex(text).count or None
-        if text and not text.endswith("\n"):
-            reason += "; the log ends mid-line (truncated run?)"
+        if ends_mid_line(text):
+            reason += f"; {TRUNCATED}"
     if not reported:
         result.problems.append(ctx.problem(line, reason))
     run = Run(

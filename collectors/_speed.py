@@ -14,7 +14,7 @@ from dataclasses import replace
 from benchcat.schema import Run
 
 from . import _dlperf as dl
-from .base import FileContext, LineIndex, Observation, ParseResult, failure_in, line_ranges
+from .base import TRUNCATED, FileContext, LineIndex, Observation, ParseResult, ends_mid_line, failure_in, line_ranges
 
 Samples = dict[int, list[tuple[float, int]]]
 
@@ -65,9 +65,9 @@ def add(samples: Samples, step: int, value_text: str, line: int, ctx: FileContex
 
 
 def truncated(text: str, ctx: FileContext, result: ParseResult, index: LineIndex | None = None) -> None:
-    if text and not text.endswith("\n"):
+    if ends_mid_line(text):
         count = index.count if index else text.count("\n") + 1
-        result.problems.append(ctx.problem(count, "log ends mid-line (truncated run?)", "warning"))
+        result.problems.append(ctx.problem(count, TRUNCATED, "warning"))
 
 
 def log_speed(

@@ -110,6 +110,14 @@ class Collector:
         raise NotImplementedError
 
 
+TRUNCATED = "log ends mid-line (truncated run?)"
+
+
+def ends_mid_line(text: str) -> bool:
+    """The last line has no newline: whatever wrote the log was stopped mid-write."""
+    return bool(text) and not text.endswith("\n")
+
+
 class LineIndex:
     """Offset -> 1-based line number.
 
@@ -135,7 +143,7 @@ class LineIndex:
     def count(self) -> int:
         """Number of lines (a last line without a newline counts)."""
         text = self._text
-        return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+        return text.count("\n") + (1 if ends_mid_line(text) else 0)
 
 
 def line_ranges(lines: list[int]) -> str:

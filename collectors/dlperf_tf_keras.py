@@ -7,6 +7,7 @@ import re
 from benchcat.schema import Run
 
 from . import _dlperf as dl
+from . import _speed as sp
 from .base import Collector, FileContext, LineIndex, ParseResult, line_ranges
 
 _LINE = re.compile(
@@ -55,8 +56,7 @@ class TfKerasCollector(Collector):
                 text, ctx, self, info, result, f"no valid speed after the {warmup} warm-up steps (last step {last})"
             )
             return result
-        if text and not text.endswith("\n"):
-            result.problems.append(ctx.problem(index.count, "log ends mid-line (truncated run?)", "warning"))
+        sp.truncated(text, ctx, result, index)
         run = Run(
             run_id=info.run_id or "1",
             values={"throughput": sum(speeds) / len(speeds)},
